@@ -1,0 +1,44 @@
+"""The `rose` command: one module per command group, each a thin call into the library."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from typer.core import TyperGroup
+
+from rose.errors import RoseError
+
+
+class _RoseGroup(TyperGroup):
+    """Turns a RoseError into one line on stderr and exit code 1, never a traceback."""
+
+    def invoke(self, ctx: typer.Context):
+        try:
+            return super().invoke(ctx)
+        except RoseError as exc:
+            typer.echo(f"rose: {exc}", err=True)
+            ctx.exit(1)
+
+
+app = typer.Typer(
+    cls=_RoseGroup,
+    help="ROSE: a memory for coding agents whose lessons compress as they prove useful.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register() -> None:
+    from rose.cli import config_cmds, lesson_cmds, query_cmds, store_cmds
+
+    for mod in (store_cmds, lesson_cmds, query_cmds, config_cmds):
+        mod.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    sys.exit(app())

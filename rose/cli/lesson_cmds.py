@@ -1,0 +1,52 @@
+"""Lesson commands: add, tree."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("add")(add)
+    app.command("tree")(tree)
+
+
+def add(
+    body: str = typer.Argument(..., help="The lesson text, or '-' to read it from stdin."),
+    title: str = typer.Option(None, "--title", "-t", help="Title (default: its first line)."),
+    family: str = typer.Option(None, "--family", "-f", help="Family (folder) to file it under."),
+    scope: str = typer.Option(
+        "project", help="project: this repository's store; global: ~/.rose, for every repo."
+    ),
+    no_reconcile: bool = typer.Option(
+        False, "--no-reconcile", help="Store as given, without comparing to known lessons."
+    ),
+) -> None:
+    """Teach ROSE a lesson: stored at once, verbatim, as a level-0 lesson."""
+    from rose.store import Store
+
+    if scope not in ("project", "global"):
+        raise typer.BadParameter("must be project or global", param_hint="--scope")
+    text = sys.stdin.read() if body == "-" else body
+    node = Store.open().add(text, title=title, family=family, scope=scope)
+    typer.echo(f"added {node.id} · {node.family} · {node.title}")
+
+
+def tree(
+    family: str = typer.Option(None, "--family", "-f", help="Only this family."),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show each lesson's gist."),
+    recent: bool = typer.Option(False, "--recent", help="Most recently changed first, with ages."),
+    dot: bool = typer.Option(False, "--dot", help="Print Graphviz DOT instead of text."),
+) -> None:
+    """The lesson graph from its apexes down, with what each compression dropped."""
+    from rose.store import Store
+    from rose.tree import build, render_dot, render_text
+
+    dag = build(Store.open(), family)
+    if dot:
+        typer.echo(render_dot(dag))
+    elif not dag:
+        typer.echo("no lessons yet" + (f" in family {family}" if family else ""))
+    else:
+        typer.echo(render_text(dag, verbose=verbose, recent=recent))

@@ -1,0 +1,91 @@
+"""Store commands: init, status, reindex, doctor."""
+
+from __future__ import annotations
+
+import typer
+
+from rose.cli._out import emit_json
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init)
+    app.command("status")(status)
+    app.command("reindex")(reindex)
+    app.command("doctor")(doctor)
+
+
+def init(
+    scope: str = typer.Option("project", help="project: .rose here; global: ~/.rose."),
+) -> None:
+    """Create a ROSE store (.rose/) in the current directory, or the global one."""
+    from rose.store import Store
+
+    store = Store.init(scope=scope)
+    d = store.dir_for(scope)
+    with store.graph():
+        pass
+    typer.echo(f"ROSE store ready at {d.root}")
+
+
+def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Families, lesson and episode counts, levels, apexes and store health."""
+    from rose.status import status as get_status
+    from rose.store import Store
+
+    data = get_status(Store.open())
+    if as_json:
+        emit_json(data)
+    else:
+        typer.echo(_format(data))
+
+
+def _format(s: dict) -> str:
+    st = s["store"]
+    where = st["project"] or st["global"]
+    lines = [
+        f"ROSE store {where}"
+        + (f"  (global: {st['global']})" if st["project"] and st["global"] else "")
+    ]
+    lines.append(f"engine     {st['engine']} {st['engine_version']}")
+    fams = ", ".join(f"{f['family']} ({f['lessons']})" for f in s["families"]) or "none"
+    lines.append(f"lessons    {s['lessons']} in {len(s['families'])} families: {fams}")
+    lines.append(f"episodes   {s['episodes']} ({s['successful_episodes']} successful)")
+    if s["levels"]:
+        lines.append("levels     " + "  ".join(f"L{k}: {v}" for k, v in s["levels"].items()))
+    if s["conflicts"]:
+        lines.append(f"conflicts  {s['conflicts']} unresolved")
+    if s["apexes"]:
+        lines.append("apexes")
+        for a in s["apexes"]:
+            rate = "untried" if a["success_rate"] is None else f"{a['success_rate']:.0%} success"
+            facts = f"{a['tokens']} tok, {rate}, {a['scope']}"
+            lines.append(f"  L{a['level']} {a['id']}  {a['title']}  ({facts})")
+    probs = s["health"]["problems"]
+    lines.append("health     ok" if not probs else f"health     {len(probs)} problem(s)")
+    lines += [f"  {p['path']}: {p['reason']}" for p in probs]
+    return "\n".join(lines)
+
+
+def reindex() -> None:
+    """Rebuild the graph database from the lesson and episode files."""
+    from rose.store import Store
+
+    report = Store.open().reindex()
+    typer.echo(f"reindexed {report.read} files in {report.seconds:.2f}s")
+    for path, reason in report.errors:
+        typer.echo(f"  skipped {path}: {reason}", err=True)
+
+
+def doctor(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Check the store, the graph engine and which model backends are available."""
+    from rose.doctor import diagnose
+
+    report = diagnose()
+    if as_json:
+        emit_json(report)
+    else:
+        for check in report["checks"]:
+            mark = {"ok": "✓", "warn": "!", "fail": "✗"}[check["level"]]
+            typer.echo(f"{mark} {check['name']}: {check['detail']}")
+    if any(c["level"] == "fail" for c in report["checks"]):
+        raise typer.Exit(1)

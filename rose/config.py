@@ -1,0 +1,202 @@
+"""Settings: defaults here, overrides in `.rose/config.yaml`, and `ROSE_SECTION_KEY` in the env.
+
+Every key is `section.key` (or a bare top-level key such as `agent`); its
+environment variable is `ROSE_` + the key upper-cased with dots as underscores,
+e.g. `recall.max_pack_tokens` ↔ `ROSE_RECALL_MAX_PACK_TOKENS`. The reference in
+docs/configuration.md is generated from the field descriptions below.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rose.errors import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Recall(_Section):
+    enabled: bool = Field(True, description="Inject lessons on each prompt at all.")
+    max_pack_tokens: int = Field(
+        2000, ge=0, description="A store that fits this many tokens is served whole, unfiltered."
+    )
+    judge_calls: int = Field(3, ge=0, description="Most relevance calls one prompt may make.")
+    max_depth: int = Field(3, ge=0, description="Most levels recall descends below the apexes.")
+    stays_fresh_turns: int = Field(
+        8, ge=1, description="Turns a served lesson counts as still in context."
+    )
+    strategy: Literal["delta-patch", "delta-jump", "stepwise"] = Field(
+        "delta-patch", description="How descent restores detail when a compressed lesson fails."
+    )
+
+
+class Graph(_Section):
+    engine: Literal["kuzu", "ladybug"] = Field(
+        "kuzu", description="Embedded graph engine: kuzu 0.11.3, or its fork ladybug."
+    )
+    lock_timeout_s: float = Field(
+        30.0, gt=0, description="How long a command waits for another process's database lock."
+    )
+    hook_lock_timeout_s: float = Field(
+        2.0, gt=0, description="How long a hook waits for the database lock before degrading."
+    )
+
+
+class Compress(_Section):
+    max_level: int = Field(6, ge=1, description="No compression above this level.")
+    min_successes: int = Field(
+        2, ge=1, description="Used-and-succeeded recalls a lesson needs before compressing."
+    )
+    ratio: float = Field(
+        0.75, gt=0, le=1, description="A compression must be at most this share of the tokens."
+    )
+    sample: int = Field(5, ge=1, description="Regression episodes replayed per compression.")
+
+
+class Routing(_Section):
+    max_tokens: int = Field(300, ge=0, description="Token cap on the always-injected rules.")
+
+
+class Reflect(_Section):
+    mode: Literal["background", "fork", "block", "off"] = Field(
+        "background", description="How the per-turn reflector sees the session."
+    )
+    nudge_after_tool_calls: int = Field(
+        12, ge=1, description="Tool calls that make a turn worth a thought."
+    )
+    nudge_after_turns: int = Field(3, ge=1, description="Turns that make a reflection worthwhile.")
+    min_surprises: int = Field(2, ge=1, description="Failed tool calls that make a turn notable.")
+    nudge_cooldown_s: int = Field(300, ge=0, description="Least seconds between two reflections.")
+
+
+class Config(_Section):
+    agent: Literal["claude", "codex", "simulated"] = Field(
+        "claude", description="Which model backend answers the judge's calls."
+    )
+    model: str = Field("", description="Model name passed to the backend CLI; empty: its default.")
+    recall: Recall = Field(default_factory=Recall)
+    graph: Graph = Field(default_factory=Graph)
+    compress: Compress = Field(default_factory=Compress)
+    routing: Routing = Field(default_factory=Routing)
+    reflect: Reflect = Field(default_factory=Reflect)
+
+
+def keys() -> dict[str, tuple[Any, str]]:
+    """Every settable key with its default and description, in declaration order."""
+    out: dict[str, tuple[Any, str]] = {}
+    for name, field in Config.model_fields.items():
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, _Section):
+            for sub, sf in ann.model_fields.items():
+                out[f"{name}.{sub}"] = (sf.default, sf.description or "")
+        else:
+            out[name] = (field.default, field.description or "")
+    return out
+
+
+def env_name(key: str) -> str:
+    return "ROSE_" + key.replace(".", "_").upper()
+
+
+def _nest(flat: dict[str, Any]) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    for key, value in flat.items():
+        if "." in key:
+            sec, sub = key.split(".", 1)
+            nested.setdefault(sec, {})[sub] = value
+        else:
+            nested[key] = value
+    return nested
+
+
+def _flatten(data: dict[str, Any], where: str) -> dict[str, Any]:
+    known = keys()
+    flat: dict[str, Any] = {}
+    for k, v in (data or {}).items():
+        if isinstance(v, dict):
+            for sk, sv in v.items():
+                flat[f"{k}.{sk}"] = sv
+        else:
+            flat[str(k)] = v
+    for k in flat:
+        if k not in known:
+            raise ConfigError(k, flat[k], f"unknown key in {where}; `rose config` lists them")
+    return flat
+
+
+def read_overrides(path: Path) -> dict[str, Any]:
+    """The flat `key: value` overrides a config.yaml holds (empty when there is none)."""
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(str(path), "", f"not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(str(path), "", "must be a mapping of settings")
+    return _flatten(data, str(path))
+
+
+def _env_overrides() -> dict[str, Any]:
+    import yaml
+
+    out = {}
+    for key in keys():
+        raw = os.environ.get(env_name(key))
+        if raw is not None:
+            out[key] = yaml.safe_load(raw) if raw.strip() else ""
+    return out
+
+
+def load(paths: list[Path]) -> Config:
+    """Defaults, then each config file in order (later wins), then the environment."""
+    flat: dict[str, Any] = {}
+    for p in paths:
+        flat.update(read_overrides(p))
+    flat.update(_env_overrides())
+    return validate(flat)
+
+
+def validate(flat: dict[str, Any]) -> Config:
+    try:
+        return Config.model_validate(_nest(flat))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(key, flat.get(key), err["msg"]) from None
+
+
+def get(cfg: Config, key: str) -> Any:
+    if key not in keys():
+        raise ConfigError(key, None, "unknown key; `rose config` lists them")
+    obj: Any = cfg
+    for part in key.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def set_override(path: Path, key: str, raw: str) -> Any:
+    """Validate `key=raw` and write it to the config file at `path`, keeping other overrides."""
+    import yaml
+
+    from rose._atomic import write_text
+
+    if key not in keys():
+        raise ConfigError(key, raw, "unknown key; `rose config` lists them")
+    flat = read_overrides(path)
+    flat[key] = yaml.safe_load(raw) if raw.strip() else ""
+    cfg = validate(flat)
+    value = get(cfg, key)
+    flat[key] = value
+    write_text(path, yaml.safe_dump(_nest(flat), sort_keys=True, allow_unicode=True))
+    return value

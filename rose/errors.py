@@ -1,0 +1,95 @@
+"""One error hierarchy: each message says what went wrong, where, and what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class RoseError(Exception):
+    """Base of every error ROSE raises on purpose."""
+
+
+class StoreNotFound(RoseError):
+    def __init__(self, start: Path):
+        self.start = start
+        super().__init__(
+            f"no ROSE store found from {start} upwards; run `rose init` to create one here"
+        )
+
+
+class LessonFileError(RoseError):
+    """A lesson or episode file on disk could not be read or is inconsistent."""
+
+    def __init__(self, path: Path | str, reason: str):
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+class LessonNotFound(RoseError):
+    def __init__(self, lesson_id: str):
+        self.lesson_id = lesson_id
+        super().__init__(f"no lesson with id {lesson_id!r}; `rose status` lists what exists")
+
+
+class CycleError(RoseError):
+    def __init__(self, cycle: list[str]):
+        self.cycle = cycle
+        super().__init__(
+            "refused: this change would make a cycle in the lesson graph: " + " -> ".join(cycle)
+        )
+
+
+class StoreLocked(RoseError):
+    def __init__(self, path: Path | str, holder: str | None, waited_s: float, detail: str = ""):
+        self.path = Path(path)
+        self.holder = holder
+        self.waited_s = waited_s
+        who = f" (held by {holder})" if holder else ""
+        tail = f": {detail}" if detail else ""
+        super().__init__(
+            f"graph database {path} stayed locked{who} for {waited_s:.1f}s{tail}; "
+            "retry when the other rose process finishes"
+        )
+
+
+class QueryError(RoseError):
+    """The graph engine rejected a statement; the message is the engine's own."""
+
+    def __init__(self, name: str, message: str):
+        self.name = name
+        super().__init__(message if name == "<console>" else f"query {name}: {message}")
+
+
+class ConfigError(RoseError):
+    def __init__(self, key: str, value: object, why: str):
+        self.key = key
+        self.value = value
+        super().__init__(f"config {key}={value!r}: {why}")
+
+
+class BackendUnavailable(RoseError):
+    def __init__(self, name: str, hint: str):
+        self.name = name
+        super().__init__(f"model backend {name!r} is unavailable: {hint}")
+
+
+class BackendFailed(RoseError):
+    def __init__(self, name: str, detail: str):
+        self.name = name
+        super().__init__(f"model backend {name!r} failed: {detail}")
+
+
+class BackendTimeout(RoseError):
+    def __init__(self, name: str, seconds: float):
+        self.name = name
+        self.seconds = seconds
+        super().__init__(f"model backend {name!r} gave no answer within {seconds:g}s")
+
+
+class AnswerInvalid(RoseError):
+    def __init__(self, call: str, excerpt: str, why: str = ""):
+        self.call = call
+        self.excerpt = excerpt
+        tail = f" ({why})" if why else ""
+        super().__init__(f"the answer to {call!r} does not fit its schema{tail}: {excerpt[:200]!r}")

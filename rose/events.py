@@ -1,0 +1,42 @@
+"""The machine-local event log (`events.jsonl`): append-only, one JSON object a line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rose._atomic import append_line
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def append_event(path: Path, kind: str, data: dict[str, Any] | None = None) -> None:
+    """Record one event; `data` is redacted on the way to disk like everything else."""
+    record = {"time": now_iso(), "kind": kind, **(data or {})}
+    append_line(path, json.dumps(record, ensure_ascii=False, sort_keys=True, default=str))
+
+
+def read_events(path: Path, *, kind: str | None = None, limit: int | None = None) -> list[dict]:
+    """The newest `limit` events (oldest first), optionally of one kind; bad lines are skipped."""
+    out = [e for e in _iter(path) if kind is None or e.get("kind") == kind]
+    return out[-limit:] if limit else out
+
+
+def _iter(path: Path) -> Iterator[dict]:
+    try:
+        fh = path.open(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    with fh:
+        for line in fh:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict):
+                yield rec

@@ -1,0 +1,191 @@
+"""Bring the graph up to date with the files, re-reading only what changed.
+
+Every file the graph has read is remembered as a `SourceFile` row (path, mtime,
+size, the id it holds, or why it could not be read). A sync stats the files,
+compares, parses only new or changed ones, and replaces exactly the lessons and
+episodes they hold, re-linking edges at either end. A full sync wipes and
+rebuilds; deleting the database therefore loses nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rose.errors import LessonFileError
+from rose.graph.engine import Graph
+from rose.graph.queries import load, statements
+from rose.graph.rows import claim_rows, episode_row, lesson_row
+from rose.layout import StoreDir
+from rose.models import Episode, Node
+from rose.nodefile import read_episode, read_node
+
+_LINKS = (
+    "link_derived",
+    "link_parents",
+    "link_disputes",
+    "link_covers",
+    "link_served",
+    "link_used",
+    "link_dropped",
+    "link_held_by",
+)
+
+
+def schema_version() -> str:
+    return hashlib.sha256(load("schema").encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class FileState:
+    path: str
+    kind: str  # "node" | "episode"
+    scope: str
+    mtime_ns: int
+    size: int
+
+
+@dataclass
+class SyncReport:
+    full: bool = False
+    read: int = 0
+    removed: int = 0
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.read or self.removed or self.full)
+
+
+def _scan_dir(folder: str, suffix: str, kind: str, scope: str, out: dict) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return
+    for e in entries:
+        if e.name.startswith("."):
+            continue
+        if kind == "node" and e.is_dir():
+            _scan_dir(e.path, suffix, kind, scope, out)
+        elif e.name.endswith(suffix) and e.is_file():
+            st = e.stat()
+            out[e.path] = FileState(e.path, kind, scope, st.st_mtime_ns, st.st_size)
+
+
+def scan(dirs: list[StoreDir]) -> dict[str, FileState]:
+    """Every lesson and episode file of every scope, project scope first."""
+    out: dict[str, FileState] = {}
+    for d in dirs:
+        _scan_dir(str(d.nodes), ".md", "node", d.scope, out)
+        _scan_dir(str(d.episodes), ".json", "episode", d.scope, out)
+    return out
+
+
+def ensure_schema(g: Graph) -> bool:
+    """Create the tables; returns False when the database holds an older schema."""
+    for stmt in statements("schema"):
+        g.run(stmt, name="schema")
+    meta = {r["key"]: r["value"] for r in g.q("meta_get")}
+    if meta.get("schema") not in (None, schema_version()):
+        return False
+    if "schema" not in meta:
+        g.q("meta_set", key="schema", value=schema_version())
+    return True
+
+
+def _parse(changed: list[FileState], claimed: dict[str, str]):
+    """Parse changed files; an id already held by another file is an error for the newcomer."""
+    nodes: list[tuple[Node, FileState]] = []
+    episodes: list[tuple[Episode, FileState]] = []
+    results: dict[str, tuple[str, str]] = {}  # path -> (item id, error)
+    for st in changed:
+        try:
+            item: Node | Episode = (
+                read_node(Path(st.path), st.scope)
+                if st.kind == "node"
+                else read_episode(Path(st.path))
+            )
+            other = claimed.get(item.id)
+            if other and other != st.path:
+                raise LessonFileError(st.path, f"duplicate id {item.id}: also in {other}")
+        except LessonFileError as exc:
+            results[st.path] = ("", exc.reason)
+            continue
+        claimed[item.id] = st.path
+        results[st.path] = (item.id, "")
+        if isinstance(item, Node):
+            nodes.append((item, st))
+        else:
+            episodes.append((item, st))
+    return nodes, episodes, results
+
+
+def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
+    """Make the graph match the files; a no-op (no writes) when nothing changed."""
+    t0 = time.monotonic()
+    if not ensure_schema(g):
+        full = True
+    current = scan(dirs)
+    known = {} if full else {r["path"]: r for r in g.q("files_all")}
+    changed = [
+        st
+        for p, st in current.items()
+        if p not in known or (known[p]["mtime_ns"], known[p]["size"]) != (st.mtime_ns, st.size)
+    ]
+    removed = [p for p in known if p not in current]
+    report = SyncReport(full=full, read=len(changed), removed=len(removed))
+    if not (full or changed or removed):
+        report.errors = [(p, r["error"]) for p, r in known.items() if r["error"]]
+        report.seconds = time.monotonic() - t0
+        return report
+
+    stale = {p for p in removed} | {st.path for st in changed}
+    claimed = {r["item"]: p for p, r in known.items() if r["item"] and p not in stale}
+    nodes, episodes, results = _parse(changed, claimed)
+    old = [known[p] for p in stale if p in known and known[p]["item"]]
+    lesson_ids = {r["item"] for r in old if r["kind"] == "node"} | {n.id for n, _ in nodes}
+    episode_ids = {r["item"] for r in old if r["kind"] == "episode"} | {e.id for e, _ in episodes}
+    touched = sorted(lesson_ids | episode_ids)
+
+    with g.transaction():
+        if full:
+            g.q("wipe")
+            g.q("meta_set", key="schema", value=schema_version())
+        else:
+            g.q("lessons_delete", ids=sorted(lesson_ids))
+            g.q("episodes_delete", ids=sorted(episode_ids))
+        if nodes:
+            g.q("lessons_create", rows=[lesson_row(n, st.path) for n, st in nodes])
+            claims = [c for n, _ in nodes for c in claim_rows(n)]
+            if claims:
+                g.q("claims_create", rows=claims)
+        if episodes:
+            rows = [episode_row(e, st.scope, st.path) for e, st in episodes]
+            g.q("episodes_create", rows=rows)
+        for link in _LINKS:
+            g.q(link, everything=full, ids=touched)
+        if not full:
+            g.q("files_delete", paths=sorted(stale))
+        file_rows = [
+            {
+                "path": st.path,
+                "kind": st.kind,
+                "scope": st.scope,
+                "mtime_ns": st.mtime_ns,
+                "size": st.size,
+                "item": results[st.path][0],
+                "error": results[st.path][1],
+            }
+            for st in changed
+        ]
+        if file_rows:
+            g.q("files_put", rows=file_rows)
+    errs = {p: r["error"] for p, r in known.items() if r["error"] and p not in stale}
+    errs.update({p: e for p, (_, e) in results.items() if e})
+    report.errors = sorted(errs.items())
+    report.seconds = time.monotonic() - t0
+    return report

@@ -1,0 +1,103 @@
+"""Where a store's files live, and how the project and global stores are found."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rose._atomic import write_text
+
+_GITIGNORE = """\
+# Machine-local: rebuilt or regenerated, never shared.
+sessions/
+events.jsonl
+judge-cache/
+graph.*
+recall-view.json
+reports/
+*.tmp
+"""
+
+
+@dataclass(frozen=True)
+class StoreDir:
+    """One `.rose` folder (a scope) and the paths inside it."""
+
+    root: Path
+    scope: str  # "project" | "global"
+
+    @property
+    def nodes(self) -> Path:
+        return self.root / "nodes"
+
+    @property
+    def episodes(self) -> Path:
+        return self.root / "episodes"
+
+    @property
+    def routing(self) -> Path:
+        return self.root / "routing"
+
+    @property
+    def sessions(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.yaml"
+
+    @property
+    def events(self) -> Path:
+        return self.root / "events.jsonl"
+
+    @property
+    def judge_cache(self) -> Path:
+        return self.root / "judge-cache"
+
+    @property
+    def recall_view(self) -> Path:
+        return self.root / "recall-view.json"
+
+    def graph_path(self, engine: str) -> Path:
+        return self.root / ("graph.kuzu" if engine == "kuzu" else "graph.lbug")
+
+    def node_path(self, family: str, node_id: str) -> Path:
+        return self.nodes / family / f"{node_id}.md"
+
+    def episode_path(self, episode_id: str) -> Path:
+        return self.episodes / f"{episode_id}.json"
+
+    def exists(self) -> bool:
+        return self.root.is_dir()
+
+    def create(self) -> None:
+        for d in (self.nodes, self.episodes, self.routing, self.sessions):
+            d.mkdir(parents=True, exist_ok=True)
+        gi = self.root / ".gitignore"
+        if not gi.exists():
+            write_text(gi, _GITIGNORE)
+
+
+def global_root() -> Path:
+    """`~/.rose`, or `ROSE_GLOBAL_HOME` when set (tests and unusual setups)."""
+    env = os.environ.get("ROSE_GLOBAL_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".rose"
+
+
+def find_project_root(start: Path | None = None) -> Path | None:
+    """`ROSE_HOME` if set; else the nearest `.rose` folder from `start` upwards.
+
+    The global store is never mistaken for a project store, even when the
+    walk passes through the home directory.
+    """
+    env = os.environ.get("ROSE_HOME")
+    if env:
+        return Path(env).expanduser().resolve()
+    here = (start or Path.cwd()).resolve()
+    glob_root = global_root().resolve()
+    for d in (here, *here.parents):
+        cand = d / ".rose"
+        if cand.is_dir() and cand.resolve() != glob_root:
+            return cand
+    return None

@@ -1,0 +1,140 @@
+"""Run a model CLI as a child process: hard timeout, whole process group killed, ROSE_CHILD=1.
+
+Shared by the claude and codex backends so that both refuse to spawn under the test
+suite, report a missing binary the same way and never leave an orphaned model running.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+from rose.errors import BackendFailed, BackendTimeout, BackendUnavailable
+
+# After the kill, how long to wait for the pipes to close before giving up on the output.
+_REAP_S = 2.0
+
+INSTALL_HINTS = {
+    "claude": "install Claude Code or choose another backend with `rose config agent codex`",
+    "codex": "install Codex or choose another backend with `rose config agent claude`",
+}
+
+
+@dataclass
+class ProcResult:
+    """What a finished child printed, and how long it took."""
+
+    stdout: str
+    stderr: str
+    returncode: int
+    wall_s: float
+
+
+def ensure_spawn_allowed(name: str) -> None:
+    """Refuse to start a real model CLI inside the test suite unless the test opts in."""
+    if os.environ.get("PYTEST_CURRENT_TEST") and os.environ.get("ROSE_ALLOW_MODEL_SPAWN") != "1":
+        raise BackendUnavailable(
+            name,
+            "spawning a model CLI is disabled under tests; set ROSE_ALLOW_MODEL_SPAWN=1 "
+            "in a test that uses a fake executable",
+        )
+
+
+def resolve_binary(name: str, binary: str) -> str:
+    """The full path of `binary` on PATH, or BackendUnavailable saying how to get one."""
+    path = shutil.which(binary)
+    if path is None:
+        hint = INSTALL_HINTS.get(name, "install it or choose another backend with `rose config`")
+        raise BackendUnavailable(name, f"`{binary}` is not on PATH; {hint}")
+    return path
+
+
+# Set by a running Claude Code session; a `claude` child that inherits it refuses to start
+# ("cannot be launched inside another Claude Code session"), and ROSE runs inside one.
+_PARENT_SESSION_VARS = ("CLAUDECODE",)
+
+
+def child_env() -> dict[str, str]:
+    """The parent's environment plus ROSE_CHILD=1 (ROSE's hooks stay quiet in the child),
+    less the variables that mark the parent as a Claude Code session."""
+    env = {k: v for k, v in os.environ.items() if k not in _PARENT_SESSION_VARS}
+    env["ROSE_CHILD"] = "1"
+    return env
+
+
+def run(
+    name: str,
+    argv: list[str],
+    *,
+    stdin: str,
+    timeout_s: float,
+    cwd: str | None = None,
+) -> ProcResult:
+    """Run `argv` with `stdin`, return its output; raise on a missing binary, timeout or failure.
+
+    The child gets its own session (process group) so that a timeout kills everything it
+    started, not only the direct child: a grandchild holding the pipes open would
+    otherwise keep us waiting past the deadline.
+    """
+    ensure_spawn_allowed(name)
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=child_env(),
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=True,
+        )
+    except (FileNotFoundError, PermissionError) as exc:
+        hint = INSTALL_HINTS.get(name, "install it or choose another backend with `rose config`")
+        raise BackendUnavailable(
+            name, f"cannot start `{argv[0]}` ({exc.strerror}); {hint}"
+        ) from exc
+    try:
+        stdout, stderr = proc.communicate(stdin, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise BackendTimeout(name, timeout_s) from None
+    finally:
+        if proc.poll() is None:  # an exception other than the timeout (e.g. KeyboardInterrupt)
+            _kill_group(proc)
+    wall_s = time.monotonic() - started
+    if proc.returncode != 0:
+        raise BackendFailed(name, _failure(argv[0], proc.returncode, stderr, stdout))
+    return ProcResult(stdout=stdout, stderr=stderr, returncode=proc.returncode, wall_s=wall_s)
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    try:
+        proc.communicate(timeout=_REAP_S)
+    except subprocess.TimeoutExpired:
+        # Something outside the group still holds a pipe; close ours and move on.
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+        proc.wait(timeout=_REAP_S)
+
+
+def _failure(binary: str, code: int, stderr: str, stdout: str) -> str:
+    last = _last_line(stderr) or _last_line(stdout) or "(no output)"
+    what = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+    return f"`{os.path.basename(binary)}` {what}: {last[:300]}"
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""

@@ -1,0 +1,110 @@
+"""Lesson files (`nodes/<family>/<id>.md`: YAML front matter + body) and episode JSON files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from rose.errors import LessonFileError
+from rose.models import Episode, Node
+
+_FENCE = "---"
+# Front-matter keys in the order a reader expects them; scope comes from the store's location.
+_ORDER = (
+    "id",
+    "family",
+    "title",
+    "gist",
+    "level",
+    "status",
+    "origin",
+    "conflict",
+    "disputes",
+    "derived_from",
+    "parents",
+    "covers_tasks",
+    "dropped",
+    "preserve",
+    "load_bearing",
+    "stats",
+    "created",
+    "updated",
+)
+
+
+def pydantic_reason(exc: ValidationError) -> str:
+    """`field: message` for each problem, the way a person would want it."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(file)"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def dump_node(node: Node) -> str:
+    data = node.model_dump(mode="json", exclude={"body", "scope"})
+    front = {k: data[k] for k in _ORDER}
+    text = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=100)
+    body = node.body.rstrip("\n")
+    return f"{_FENCE}\n{text}{_FENCE}\n{body}\n" if body else f"{_FENCE}\n{text}{_FENCE}\n"
+
+
+def parse_node(text: str, path: Path, scope: str) -> Node:
+    """Parse one lesson file; any problem is a LessonFileError naming the file and why."""
+    if not text.startswith(_FENCE + "\n"):
+        raise LessonFileError(path, "no YAML front matter (the file must start with '---')")
+    end = text.find(f"\n{_FENCE}\n", len(_FENCE))
+    if end < 0:
+        if text.rstrip("\n").endswith(f"\n{_FENCE}"):
+            end = text.rstrip("\n").rfind(f"\n{_FENCE}")
+        else:
+            raise LessonFileError(path, "front matter is never closed with '---'")
+    try:
+        front = yaml.safe_load(text[len(_FENCE) + 1 : end + 1])
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark else ""
+        raise LessonFileError(path, f"front matter is not valid YAML{where}") from None
+    if not isinstance(front, dict):
+        raise LessonFileError(path, "front matter must be a mapping of fields")
+    if not front.get("id"):
+        raise LessonFileError(path, "front matter has no id")
+    body = text[end + len(_FENCE) + 2 :].strip("\n")
+    try:
+        node = Node.model_validate({**front, "body": body, "scope": scope})
+    except ValidationError as exc:
+        raise LessonFileError(path, pydantic_reason(exc)) from None
+    if path.stem != node.id:
+        raise LessonFileError(path, f"file name does not match its id {node.id!r}")
+    return node
+
+
+def read_node(path: Path, scope: str) -> Node:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LessonFileError(path, f"unreadable: {exc}") from None
+    return parse_node(text, path, scope)
+
+
+def dump_episode(ep: Episode) -> dict:
+    return ep.model_dump(mode="json")
+
+
+def read_episode(path: Path) -> Episode:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LessonFileError(path, f"unreadable: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise LessonFileError(path, f"not valid JSON at line {exc.lineno}") from None
+    try:
+        ep = Episode.model_validate(data)
+    except ValidationError as exc:
+        raise LessonFileError(path, pydantic_reason(exc)) from None
+    if path.stem != ep.id:
+        raise LessonFileError(path, f"file name does not match its id {ep.id!r}")
+    return ep

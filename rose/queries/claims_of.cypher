@@ -1,0 +1,3 @@
+MATCH (l:Lesson)-[:DROPPED]->(c:Claim) WHERE l.id IN $ids
+RETURN c.owner AS owner, c.pos AS pos, c.claim AS claim, c.kind AS kind, c.holder AS holder
+ORDER BY owner, pos;

@@ -1,0 +1,2 @@
+MATCH (e:Episode) WHERE e.id IN $ids
+RETURN e AS episode;

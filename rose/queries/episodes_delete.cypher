@@ -1,0 +1,1 @@
+MATCH (e:Episode) WHERE e.id IN $ids DETACH DELETE e;

@@ -1,0 +1,2 @@
+MATCH (f:SourceFile)
+RETURN f.path AS path, f.kind AS kind, f.scope AS scope, f.mtime_ns AS mtime_ns, f.size AS size, f.item AS item, f.error AS error;

@@ -1,0 +1,1 @@
+MATCH (f:SourceFile) WHERE f.path IN $paths DELETE f;

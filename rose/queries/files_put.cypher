@@ -1,0 +1,3 @@
+UNWIND $rows AS r
+MERGE (f:SourceFile {path: r.path})
+SET f.kind = r.kind, f.scope = r.scope, f.mtime_ns = r.mtime_ns, f.size = r.size, f.item = r.item, f.error = r.error;

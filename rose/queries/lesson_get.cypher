@@ -1,0 +1,2 @@
+MATCH (l:Lesson) WHERE l.id IN $ids
+RETURN l AS lesson;

@@ -1,0 +1,5 @@
+MATCH (a:Lesson)
+UNWIND a.derived_ids AS k
+WITH a, k WHERE $everything OR a.id IN $ids OR k IN $ids
+MATCH (b:Lesson {id: k})
+MERGE (a)-[:DERIVED_FROM]->(b);

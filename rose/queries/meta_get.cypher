@@ -1,0 +1,1 @@
+MATCH (m:Meta) RETURN m.key AS key, m.value AS value;

@@ -1,0 +1,1 @@
+MERGE (m:Meta {key: $key}) SET m.value = $value;

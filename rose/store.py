@@ -1,0 +1,246 @@
+"""The Store: the one door to lessons and episodes, over both scopes, files plus graph."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rose import config as configmod
+from rose._atomic import write_json, write_text
+from rose.errors import CycleError, LessonNotFound, RoseError, StoreNotFound
+from rose.events import append_event
+from rose.graph.engine import Graph, open_graph
+from rose.graph.rows import episode_from_row, node_from_row
+from rose.graph.sync import SyncReport, sync
+from rose.layout import StoreDir, find_project_root, global_root
+from rose.models import Episode, Node, now
+from rose.nodefile import dump_episode, dump_node
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    reason: str
+
+
+class Store:
+    """Project store layered over the global one (`~/.rose`), with one graph indexing both.
+
+    The graph lives in the primary store (the project one when there is one)
+    and is brought up to date with the files on every open.
+    """
+
+    def __init__(self, project: Path | None, global_dir: Path | None):
+        self.project = StoreDir(project, "project") if project else None
+        self.global_ = StoreDir(global_dir, "global") if global_dir else None
+        if not (self.project or self.global_):
+            raise StoreNotFound(Path.cwd())
+        self.primary: StoreDir = self.project or self.global_  # type: ignore[assignment]
+        self.config = configmod.load([d.config for d in reversed(self.dirs)])
+        self.engine = os.environ.get("ROSE_GRAPH_ENGINE") or self.config.graph.engine
+
+    # -- finding and creating ------------------------------------------------------------
+
+    @classmethod
+    def open(cls, start: Path | None = None) -> Store:
+        """The store for the working directory: nearest `.rose` up the tree, plus `~/.rose`."""
+        glob = global_root()
+        return cls(find_project_root(start), glob if glob.is_dir() else None)
+
+    @classmethod
+    def init(cls, where: Path | None = None, *, scope: str = "project") -> Store:
+        """Create `.rose/` in `where` (or `~/.rose` for the global scope); idempotent."""
+        if scope == "global":
+            StoreDir(global_root(), "global").create()
+            return cls.open(where)
+        env = os.environ.get("ROSE_HOME")
+        root = Path(env).expanduser() if env else (where or Path.cwd()) / ".rose"
+        StoreDir(root, "project").create()
+        glob = global_root()
+        return cls(root.resolve(), glob if glob.is_dir() else None)
+
+    @property
+    def dirs(self) -> list[StoreDir]:
+        return [d for d in (self.project, self.global_) if d]
+
+    def dir_for(self, scope: str) -> StoreDir:
+        d = self.project if scope == "project" else self.global_
+        if d is None:
+            hint = "rose init" if scope == "project" else "rose init --scope global"
+            raise RoseError(f"there is no {scope} store; create it with `{hint}`")
+        return d
+
+    @property
+    def graph_path(self) -> Path:
+        return self.primary.graph_path(self.engine)
+
+    # -- the graph -------------------------------------------------------------------------
+
+    @contextmanager
+    def graph(self, *, deadline_s: float | None = None, full: bool = False) -> Iterator[Graph]:
+        """Open the graph, bring it up to date with the files, and close it afterwards.
+
+        Hold it only for quick work: under kuzu every other process waits meanwhile.
+        """
+        deadline = deadline_s if deadline_s is not None else self.config.graph.lock_timeout_s
+        with open_graph(self.graph_path, self.engine, deadline_s=deadline) as g:
+            self.last_sync = sync(g, self.dirs, full=full)
+            yield g
+
+    def read(self, name: str, **params: Any) -> list[dict]:
+        """Run one named read query on an up-to-date graph."""
+        with self.graph() as g:
+            return g.q(name, **params)
+
+    def reindex(self) -> SyncReport:
+        """Rebuild the whole graph from the files."""
+        with self.graph(full=True):
+            report = self.last_sync
+        self.log("reindex", {"read": report.read, "seconds": round(report.seconds, 3)})
+        return report
+
+    def query(self, statement: str, *, write: bool = False) -> list[dict]:
+        """Run one user-supplied Cypher statement; read-only unless `write`."""
+        with self.graph() as g:
+            if write:
+                return g.run(statement, name="<console>")
+        deadline = self.config.graph.lock_timeout_s
+        with open_graph(self.graph_path, self.engine, read_only=True, deadline_s=deadline) as g:
+            return g.run(statement, name="<console>")
+
+    # -- lessons ---------------------------------------------------------------------------
+
+    def get(self, lesson_id: str) -> Node:
+        with self.graph() as g:
+            return self._get(g, lesson_id)
+
+    def _get(self, g: Graph, lesson_id: str) -> Node:
+        rows = g.q("lesson_get", ids=[lesson_id])
+        if not rows:
+            raise LessonNotFound(lesson_id)
+        return node_from_row(rows[0]["lesson"], g.q("claims_of", ids=[lesson_id]))
+
+    def get_episode(self, episode_id: str) -> Episode:
+        rows = self.read("episode_get", ids=[episode_id])
+        if not rows:
+            raise RoseError(f"no episode with id {episode_id!r}")
+        return episode_from_row(rows[0]["episode"])
+
+    def save(self, node: Node, *, scope: str | None = None) -> Node:
+        """Write a lesson file and index it; refuses unknown links and cycles.
+
+        An existing lesson is written back where it lives (editing a global
+        lesson updates the global store); a new one goes to `scope`, else its
+        own `scope` field (project by default).
+        """
+        with self.graph() as g:
+            existing = g.q("lesson_get", ids=[node.id])
+            old_path = Path(existing[0]["lesson"]["path"]) if existing else None
+            if existing:
+                node.scope = existing[0]["lesson"]["scope"]
+            elif scope:
+                node.scope = scope  # type: ignore[assignment]
+            self._check_links(g, node)
+            node.updated = now()
+            node = _redacted(node)
+            target = self.dir_for(node.scope).node_path(node.family, node.id)
+            write_text(target, dump_node(node))
+            if old_path and old_path != target:
+                old_path.unlink(missing_ok=True)
+            sync(g, self.dirs)
+        self.log("write", {"id": node.id, "scope": node.scope, "level": node.level})
+        return node
+
+    def _check_links(self, g: Graph, node: Node) -> None:
+        import networkx as nx
+
+        refs = set(node.derived_from) | set(node.parents) | set(node.disputes)
+        known = {r["lesson"]["id"] for r in g.q("lesson_get", ids=sorted(refs))} if refs else set()
+        for ref in sorted(refs - known - {node.id}):
+            raise LessonNotFound(ref)
+        dag = nx.DiGraph()
+        for r in g.q("links_all"):
+            if r["id"] != node.id:  # the node's own lists are replaced by this write
+                dag.add_edges_from((r["id"], c) for c in r["derived"])
+                dag.add_edges_from((p, r["id"]) for p in r["parents"])
+        dag.add_edges_from((node.id, c) for c in node.derived_from)
+        dag.add_edges_from((p, node.id) for p in node.parents)
+        try:
+            cycle = nx.find_cycle(dag, node.id)
+        except (nx.NetworkXNoCycle, nx.NodeNotFound):
+            return
+        raise CycleError([a for a, _ in cycle] + [cycle[0][0]])
+
+    def add(
+        self,
+        body: str,
+        *,
+        title: str | None = None,
+        family: str | None = None,
+        scope: str | None = None,
+    ) -> Node:
+        """Record a lesson as taught: level 0, origin manual, verbatim body."""
+        from rose.models import slug
+
+        text = body.strip()
+        if not text:
+            raise RoseError("a lesson needs a body; pass text, or `-` to read it from stdin")
+        first = text.splitlines()[0].strip().lstrip("#").strip()
+        node = Node(
+            title=(title or _first_sentence(first, 80).rstrip(".")).strip() or "Untitled lesson",
+            gist=_first_sentence(text),
+            body=text,
+            family=slug(family) if family else "general",
+            origin="manual",
+        )
+        node = self.save(node, scope=scope or "project")
+        self.log("add", {"id": node.id, "scope": node.scope})
+        return node
+
+    # -- episodes --------------------------------------------------------------------------
+
+    def save_episode(self, ep: Episode, *, scope: str = "project") -> Episode:
+        """Write an episode file and index it."""
+        write_json(self.dir_for(scope).episode_path(ep.id), dump_episode(ep))
+        with self.graph():
+            pass  # opening syncs the new file in
+        return ep
+
+    # -- health and events -----------------------------------------------------------------
+
+    def problems(self, g: Graph) -> list[Problem]:
+        """Broken files, links to lessons that do not exist, and cycles, each with its path."""
+        import networkx as nx
+
+        out = [Problem(p, r) for p, r in self.last_sync.errors]
+        for r in g.q("dangling_refs"):
+            out.append(Problem(r["path"], f"links to {r['missing']}, which does not exist"))
+        dag = nx.DiGraph((r["parent"], r["child"]) for r in g.q("edges_all"))
+        paths = {r["id"]: r["path"] for r in g.q("lessons_all")}
+        for cyc in nx.simple_cycles(dag):
+            ring = " -> ".join([*cyc, cyc[0]])
+            out.append(Problem(paths.get(cyc[0], cyc[0]), f"part of a cycle: {ring}"))
+        return out
+
+    def log(self, kind: str, data: dict | None = None) -> None:
+        append_event(self.primary.events, kind, data)
+
+
+def _redacted(node: Node) -> Node:
+    """The node as it will be on disk: every text field passed through redaction."""
+    from rose.redact import redact_obj
+
+    return Node.model_validate(redact_obj(node.model_dump()))
+
+
+def _first_sentence(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    for end in (". ", "! ", "? "):
+        i = flat.find(end)
+        if 0 < i < limit:
+            return flat[: i + 1]
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

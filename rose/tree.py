@@ -1,0 +1,108 @@
+"""The lesson DAG from its apexes down, as text or as Graphviz DOT."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import networkx as nx
+
+from rose.store import Store
+
+
+def build(store: Store, family: str | None = None) -> nx.DiGraph:
+    """The DAG (parent → child, toward detail) with lesson fields and own dropped claims."""
+    with store.graph() as g:
+        lessons = g.q("lessons_all")
+        edges = g.q("edges_all")
+        ids = [r["id"] for r in lessons]
+        claims = g.q("claims_of", ids=ids) if ids else []
+    dag = nx.DiGraph()
+    for r in lessons:
+        if family is None or r["family"] == family:
+            dag.add_node(r["id"], **r, dropped=[])
+    dag.add_edges_from(
+        (e["parent"], e["child"]) for e in edges if e["parent"] in dag and e["child"] in dag
+    )
+    for c in claims:
+        if c["owner"] in dag:
+            dag.nodes[c["owner"]]["dropped"].append(c)
+    return dag
+
+
+def _roots(dag: nx.DiGraph, recent: bool) -> list[str]:
+    roots = [n for n in dag if dag.in_degree(n) == 0]
+    if recent:
+        return sorted(roots, key=lambda n: _newest_below(dag, n), reverse=True)
+    return sorted(roots, key=lambda n: (dag.nodes[n]["family"], -dag.nodes[n]["level"], n))
+
+
+def _newest_below(dag: nx.DiGraph, n: str) -> str:
+    return max(dag.nodes[d]["updated"] for d in {n, *nx.descendants(dag, n)})
+
+
+def _age(iso: str) -> str:
+    try:
+        secs = (datetime.now(timezone.utc) - datetime.fromisoformat(iso)).total_seconds()
+    except ValueError:
+        return "?"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if secs >= size:
+            return f"{int(secs // size)}{unit} ago"
+    return "just now"
+
+
+def render_text(dag: nx.DiGraph, *, verbose: bool = False, recent: bool = False) -> str:
+    """Indented tree from each apex; a node reached twice is shown once, then referenced."""
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def walk(n: str, depth: int) -> None:
+        a = dag.nodes[n]
+        pad = "  " * depth
+        mark = "" if a["status"] == "active" else f" [{a['status']}]"
+        when = f" · {_age(a['updated'])}" if recent else ""
+        if n in seen:
+            lines.append(f"{pad}↳ {n} (shown above)")
+            return
+        seen.add(n)
+        lines.append(f"{pad}L{a['level']} {n}  {a['title']}  ({a['tokens']} tok){mark}{when}")
+        if verbose and a["gist"]:
+            lines.append(f"{pad}    gist: {a['gist']}")
+        for c in a["dropped"]:
+            lines.append(f"{pad}    − dropped {c['kind']}: {c['claim']}  (held by {c['holder']})")
+        for child in sorted(dag.successors(n), key=lambda c: (-dag.nodes[c]["level"], c)):
+            walk(child, depth + 1)
+
+    family = None
+    for root in _roots(dag, recent):
+        if not recent and dag.nodes[root]["family"] != family:
+            family = dag.nodes[root]["family"]
+            lines.append(f"{family}/")
+        walk(root, 1)
+    for n in sorted(set(dag) - seen):  # only reachable when the links form a cycle
+        walk(n, 1)
+    return "\n".join(lines)
+
+
+def render_dot(dag: nx.DiGraph) -> str:
+    """Graphviz DOT: one rank per level, dropped-claim counts on edges, disputed nodes marked."""
+    q = json.dumps  # DOT string quoting is compatible with JSON's for our text
+    out = ["digraph rose {", "  rankdir=TB;", "  node [shape=box, fontsize=10];"]
+    for n, a in sorted(dag.nodes(data=True)):
+        style = ', style=filled, fillcolor="#f4cccc"' if a["status"] == "disputed" else ""
+        label = f"L{a['level']} {a['title']}\\n{n}"
+        out.append(f"  {q(n)} [label={q(label).replace(chr(92) * 2, chr(92))}{style}];")
+    levels: dict[int, list[str]] = {}
+    for n, a in dag.nodes(data=True):
+        levels.setdefault(a["level"], []).append(n)
+    for level in sorted(levels):
+        members = " ".join(q(n) for n in sorted(levels[level]))
+        out.append(f"  {{ rank=same; {members} }}")
+    for p, c in sorted(dag.edges()):
+        below = {c, *nx.descendants(dag, c)}
+        dropped = sum(1 for cl in dag.nodes[p]["dropped"] if cl["holder"] in below)
+        label = f' [label="{dropped} dropped"]' if dropped else ""
+        out.append(f"  {q(p)} -> {q(c)}{label};")
+    out.append("}")
+    return "\n".join(out)

@@ -1,0 +1,40 @@
+"""Every test runs in its own project and global store under tmp_path, never the user's home."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ENGINE = os.environ.get("ROSE_GRAPH_ENGINE", "kuzu")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ROSE_GLOBAL_HOME", str(home / ".rose"))
+    monkeypatch.delenv("ROSE_HOME", raising=False)
+    monkeypatch.delenv("ROSE_CHILD", raising=False)
+    for key in list(os.environ):
+        if key.startswith("ROSE_") and key not in ("ROSE_GLOBAL_HOME", "ROSE_GRAPH_ENGINE"):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(project)
+    return project
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return tmp_path / "project"
+
+
+@pytest.fixture
+def store(project: Path):
+    """A fresh, initialised project store."""
+    from rose.store import Store
+
+    return Store.init(project)

@@ -1,0 +1,90 @@
+"""Many processes on one store: concurrent writers lose nothing and none fails; a reader that
+arrives while a writer holds the database waits and then succeeds; a holder that never lets go
+gives an error naming the database file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rose.errors import StoreLocked
+from rose.graph.engine import open_graph
+from rose.store import Store
+
+
+def _rose(*args: str, cwd: Path, **kw) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "rose", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+        **kw,
+    )
+
+
+def test_eight_concurrent_writers_lose_nothing(store: Store, project: Path):
+    procs = [_rose("add", f"Lesson number {i} says something.", cwd=project) for i in range(8)]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, errors
+    files = list(store.primary.nodes.rglob("*.md"))
+    assert len(files) == 8
+    titles = {r["title"] for r in store.read("lessons_all")}
+    assert titles == {f"Lesson number {i} says something" for i in range(8)}
+
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from rose.graph.engine import open_graph
+
+pytestmark = pytest.mark.graph
+with open_graph(Path(sys.argv[1]), sys.argv[2]) as g:
+    print("held", flush=True)
+    time.sleep(float(sys.argv[3]))
+"""
+
+
+def _hold(store: Store, seconds: float) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(store.graph_path), store.engine, str(seconds)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_reader_waits_for_writer_then_succeeds(store: Store, project: Path):
+    store.add("A lesson to count.")
+    holder = _hold(store, 1.5)
+    start = time.monotonic()
+    reader = _rose("status", "--json", cwd=project)
+    out, err = reader.communicate(timeout=60)
+    holder.communicate(timeout=10)
+    assert reader.returncode == 0, err
+    assert json.loads(out)["lessons"] == 1
+    assert time.monotonic() - start >= 1.0  # it really waited for the holder
+
+
+def test_lock_held_past_deadline_names_the_file(store: Store):
+    holder = _hold(store, 3)
+    try:
+        with (
+            pytest.raises(StoreLocked) as info,
+            open_graph(store.graph_path, store.engine, deadline_s=0.5),
+        ):
+            pass
+    finally:
+        holder.communicate(timeout=10)
+    msg = str(info.value)
+    assert str(store.graph_path) in msg
+    assert "pid" in msg  # the holder is named (ours, or the engine's own report)
+    assert info.value.waited_s >= 0.5
