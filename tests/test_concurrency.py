@@ -17,6 +17,8 @@ from rose.errors import StoreLocked
 from rose.graph.engine import open_graph
 from rose.store import Store
 
+pytestmark = pytest.mark.graph
+
 
 def _rose(*args: str, cwd: Path, **kw) -> subprocess.Popen:
     return subprocess.Popen(
@@ -44,8 +46,6 @@ _HOLDER = """
 import sys, time
 from pathlib import Path
 from rose.graph.engine import open_graph
-
-pytestmark = pytest.mark.graph
 with open_graph(Path(sys.argv[1]), sys.argv[2]) as g:
     print("held", flush=True)
     time.sleep(float(sys.argv[3]))

@@ -1,0 +1,67 @@
+"""Settings resolve as defaults < global config.yaml < project config.yaml < ROSE_* env, every key
+has an env name, and a bad value or unknown key is an error naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rose import config
+from rose.errors import ConfigError
+
+
+def test_every_key_has_a_default_a_description_and_an_env_name():
+    ks = config.keys()
+    assert "recall.max_pack_tokens" in ks and "agent" in ks and "graph.engine" in ks
+    for key, (_default, help_) in ks.items():
+        assert help_, key
+        assert config.env_name(key).startswith("ROSE_")
+    assert config.env_name("recall.max_pack_tokens") == "ROSE_RECALL_MAX_PACK_TOKENS"
+
+
+def test_layering_and_env_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    glob, proj = tmp_path / "g.yaml", tmp_path / "p.yaml"
+    glob.write_text("recall:\n  max_pack_tokens: 100\n  judge_calls: 9\n")
+    proj.write_text("recall:\n  max_pack_tokens: 200\n")
+    cfg = config.load([glob, proj])
+    assert cfg.recall.max_pack_tokens == 200 and cfg.recall.judge_calls == 9
+    monkeypatch.setenv("ROSE_RECALL_MAX_PACK_TOKENS", "300")
+    monkeypatch.setenv("ROSE_AGENT", "codex")
+    cfg = config.load([glob, proj])
+    assert cfg.recall.max_pack_tokens == 300 and cfg.agent == "codex"
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("recall:\n  max_pack_tokens: lots\n", "recall.max_pack_tokens"),
+        ("recall:\n  nonsense: 1\n", "recall.nonsense"),
+        ("recall: [unclosed\n", "not valid YAML"),
+        ("- a list\n", "mapping"),
+    ],
+)
+def test_bad_config_names_the_problem(tmp_path: Path, text: str, needle: str):
+    p = tmp_path / "config.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        config.load([p])
+    assert needle in str(info.value)
+
+
+def test_bad_env_value_names_the_key(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("ROSE_GRAPH_ENGINE", "sqlite")
+    with pytest.raises(ConfigError) as info:
+        config.load([])
+    assert "graph.engine" in str(info.value)
+
+
+def test_set_override_keeps_other_keys_and_validates(tmp_path: Path):
+    p = tmp_path / "config.yaml"
+    config.set_override(p, "recall.judge_calls", "5")
+    config.set_override(p, "agent", "codex")
+    cfg = config.load([p])
+    assert cfg.recall.judge_calls == 5 and cfg.agent == "codex"
+    with pytest.raises(ConfigError):
+        config.set_override(p, "recall.judge_calls", "-1")
+    assert config.load([p]).recall.judge_calls == 5  # the refused value was not written
