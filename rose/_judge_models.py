@@ -1,0 +1,240 @@
+"""The typed contract of every semantic call: the context a prompt is rendered from, and
+the answer that must come back. An answer model's ``model_json_schema()`` is what the
+backend enforces; its validators are what the judge enforces on top.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from rose.models import ClaimKind
+
+_FAMILY = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+
+
+class _Context(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- pieces of context -----------------------------------------------------------------
+
+
+class Candidate(_Context):
+    """A lesson offered for choosing: rendered as one line (id, title, gist), never the body."""
+
+    id: str
+    title: str
+    gist: str = ""
+
+
+class Lesson(_Context):
+    """A lesson shown in full, where the question is about what it says."""
+
+    id: str = ""
+    title: str
+    gist: str = ""
+    body: str
+
+
+class RepairClaim(_Context):
+    """A dropped claim that descent could restore."""
+
+    id: str
+    claim: str
+    kind: ClaimKind = "detail"
+
+
+# -- contexts, one per call ------------------------------------------------------------
+
+
+class RelevanceContext(_Context):
+    prompt: str
+    candidates: list[Candidate]
+    found: list[Lesson] = Field(default_factory=list)
+
+
+class RelatedContext(_Context):
+    lesson: Lesson
+    candidates: list[Candidate]
+
+
+class ReconcileContext(_Context):
+    lesson: Lesson
+    existing: list[Lesson]
+
+
+class ScopeContext(_Context):
+    lesson: Lesson
+    project: str
+
+
+class AssessContext(_Context):
+    prompt: str
+    digest: str
+    served: list[Lesson]
+
+
+class ReflectContext(_Context):
+    prompt: str
+    digest: str
+    known: list[Candidate] = Field(default_factory=list)
+
+
+class RankRepairsContext(_Context):
+    prompt: str
+    failure: str
+    claims: list[RepairClaim]
+
+
+class SelectContext(_Context):
+    prompt: str
+    candidates: list[Candidate]
+    rules: list[str] = Field(default_factory=list)
+
+
+class CompressContext(_Context):
+    lesson: Lesson
+    evidence: list[str] = Field(default_factory=list)
+    preserve: list[str] = Field(default_factory=list)
+    target_ratio: float = Field(0.75, gt=0, le=1)
+
+
+class ReplayProbeContext(_Context):
+    prompt: str
+    lesson: Lesson
+
+
+class ReplayJudgeContext(_Context):
+    prompt: str
+    accepted: str
+    approach: str
+
+
+class MergeContext(_Context):
+    lessons: list[Lesson] = Field(min_length=2)
+
+
+# -- answers ---------------------------------------------------------------------------
+
+
+class CandidateVerdict(_Answer):
+    id: str
+    verdict: Literal["relevant", "maybe", "unrelated", "descend"]
+    reason: str
+
+
+class RelevanceAnswer(_Answer):
+    verdicts: list[CandidateVerdict]
+
+
+class Pick(_Answer):
+    id: str
+    reason: str
+
+
+class RelatedAnswer(_Answer):
+    matches: list[Pick]
+
+
+class ReconcileAnswer(_Answer):
+    relation: Literal["duplicate", "refines", "contradicts", "specialises", "orthogonal"]
+    target: str = Field(description="id of the existing lesson it relates to; empty if orthogonal")
+    question: str = Field(description="for contradicts, the question to ask the user; else empty")
+    reason: str
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ReconcileAnswer:
+        if self.relation != "orthogonal" and not self.target.strip():
+            raise ValueError(f"relation {self.relation!r} needs the target lesson's id")
+        if self.relation == "contradicts" and not self.question.strip():
+            raise ValueError("a contradiction needs the question to ask the user")
+        return self
+
+
+class ScopeAnswer(_Answer):
+    scope: Literal["project", "global"]
+    reason: str
+
+
+class LessonUse(_Answer):
+    id: str
+    used: bool = Field(False, description="true only if this lesson changed what was done")
+    reason: str
+
+
+class AssessAnswer(_Answer):
+    outcome: Literal["success", "failure", "partial"]
+    steered: bool = Field(description="whether the user had to correct or redirect the agent")
+    reason: str
+    lessons: list[LessonUse]
+
+    def used_ids(self) -> list[str]:
+        """Served lessons judged used; a lesson the answer does not mention was not used."""
+        return [u.id for u in self.lessons if u.used]
+
+
+class MintedLesson(_Answer):
+    title: str = Field(min_length=1)
+    gist: str = Field(min_length=1)
+    family: str = Field(pattern=_FAMILY)
+    body: str = Field(min_length=1)
+
+
+class ReflectAnswer(_Answer):
+    found: bool
+    reason: str
+    lesson: MintedLesson | None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ReflectAnswer:
+        if self.found != (self.lesson is not None):
+            raise ValueError("`lesson` must be given exactly when `found` is true")
+        return self
+
+
+class RepairScore(_Answer):
+    id: str
+    usefulness: float = Field(ge=0, le=1)
+    reason: str
+
+
+class RankRepairsAnswer(_Answer):
+    ranking: list[RepairScore]
+
+
+class SelectAnswer(_Answer):
+    selected: list[Pick]
+
+
+class DroppedClaim(_Answer):
+    claim: str = Field(min_length=1)
+    kind: ClaimKind
+
+
+class CompressAnswer(_Answer):
+    body: str = Field(min_length=1)
+    gist: str = Field(min_length=1)
+    dropped: list[DroppedClaim]
+
+
+class ReplayProbeAnswer(_Answer):
+    approach: str = Field(min_length=1)
+
+
+class ReplayJudgeAnswer(_Answer):
+    verdict: Literal["pass", "fail"]
+    reason: str
+
+
+class MergeAnswer(_Answer):
+    title: str = Field(min_length=1)
+    gist: str = Field(min_length=1)
+    family: str = Field(pattern=_FAMILY)
+    body: str = Field(min_length=1)
+    dropped: list[DroppedClaim]

@@ -1,0 +1,346 @@
+"""The semantic calls: every question about meaning, each behind a template, a schema and a cache.
+
+A call is one registered entry in `CALLS`: its name, a Jinja2 template
+(``rose/prompts/<name>.j2``, rendered with `StrictUndefined`), the pydantic model its
+context must fit, the pydantic model its answer must fit (whose JSON schema the backend
+enforces), and whether its judgements are cached.
+
+Cached calls are the questions that recur with identical inputs (is this lesson relevant
+to this prompt, do these two lessons cover the same subject). The generative calls
+(compress, merge) and the once-per-session ones (assess, reflect) are not: a retried
+compression must be free to come out differently, and a session's digest never recurs.
+
+The cache key covers the call, the template's hash, the model, the answer schema's hash
+and the whole context (candidates' text included), so editing a prompt, switching model,
+changing a schema or editing a lesson invalidates exactly the judgements it touched.
+An answer that does not validate raises `AnswerInvalid`; it is never cached and never
+read as a pass.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from pydantic import BaseModel, ValidationError
+
+from rose import _judge_models as m
+from rose._judge_cache import JudgeCache, cache_key, canonical, digest
+from rose.errors import AnswerInvalid, RoseError
+from rose.model.base import Backend, BackendAnswer
+
+
+@dataclass(frozen=True)
+class Call:
+    """One semantic call: what it asks, what it is rendered from, what must come back."""
+
+    name: str
+    question: str
+    context: type[BaseModel]
+    answer: type[BaseModel]
+    cache: bool
+    # (list field of the context, field of the answer) whose ids must match.
+    ids: tuple[str, str] | None = None
+
+
+CALLS: dict[str, Call] = {
+    c.name: c
+    for c in (
+        Call(
+            "relevance",
+            "Which remembered lessons bear on this prompt?",
+            m.RelevanceContext,
+            m.RelevanceAnswer,
+            cache=True,
+            ids=("candidates", "verdicts"),
+        ),
+        Call(
+            "related",
+            "Which existing lessons cover the same subject as this new one?",
+            m.RelatedContext,
+            m.RelatedAnswer,
+            cache=True,
+            ids=("candidates", "matches"),
+        ),
+        Call(
+            "reconcile",
+            "How does this new lesson relate to what is already known?",
+            m.ReconcileContext,
+            m.ReconcileAnswer,
+            cache=True,
+            ids=("existing", "target"),
+        ),
+        Call(
+            "scope",
+            "Does this lesson belong to this repository, or everywhere?",
+            m.ScopeContext,
+            m.ScopeAnswer,
+            cache=True,
+        ),
+        Call(
+            "assess",
+            "How did this session go, and which served lessons bore on it?",
+            m.AssessContext,
+            m.AssessAnswer,
+            cache=False,
+            ids=("served", "lessons"),
+        ),
+        Call(
+            "reflect",
+            "Is there a lesson in this session? If so, write it out in full.",
+            m.ReflectContext,
+            m.ReflectAnswer,
+            cache=False,
+        ),
+        Call(
+            "rank_repairs",
+            "Which dropped detail explains this failure?",
+            m.RankRepairsContext,
+            m.RankRepairsAnswer,
+            cache=True,
+            ids=("claims", "ranking"),
+        ),
+        Call(
+            "select",
+            "Which lessons does this work need?",
+            m.SelectContext,
+            m.SelectAnswer,
+            cache=True,
+            ids=("candidates", "selected"),
+        ),
+        Call(
+            "compress",
+            "Rewrite this lesson shorter, declaring every claim removed.",
+            m.CompressContext,
+            m.CompressAnswer,
+            cache=False,
+        ),
+        Call(
+            "replay_probe",
+            "Given only this lesson, how would you approach this task?",
+            m.ReplayProbeContext,
+            m.ReplayProbeAnswer,
+            cache=True,
+        ),
+        Call(
+            "replay_judge",
+            "Does this approach reproduce the accepted outcome?",
+            m.ReplayJudgeContext,
+            m.ReplayJudgeAnswer,
+            cache=True,
+        ),
+        Call(
+            "merge",
+            "Write the shared parent of lessons used together, declaring what it drops.",
+            m.MergeContext,
+            m.MergeAnswer,
+            cache=False,
+        ),
+    )
+}
+
+
+def call_spec(name: str) -> Call:
+    try:
+        return CALLS[name]
+    except KeyError:
+        raise RoseError(
+            f"no semantic call named {name!r}; the calls are {', '.join(CALLS)}"
+        ) from None
+
+
+@cache
+def template_source(name: str) -> str:
+    """The packaged template text of call `name`."""
+    call_spec(name)
+    return (resources.files("rose") / "prompts" / f"{name}.j2").read_text(encoding="utf-8")
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+@lru_cache(maxsize=64)
+def _compiled(source: str) -> jinja2.Template:
+    return _environment().from_string(source)
+
+
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment every prompt is rendered in."""
+    return _environment()
+
+
+@cache
+def schema_of(name: str) -> dict[str, Any]:
+    """The JSON schema the backend must make call `name`'s answer fit."""
+    return call_spec(name).answer.model_json_schema()
+
+
+def coerce_context(name: str, context: BaseModel | Mapping[str, Any]) -> BaseModel:
+    """`context` as call `name`'s context model (a dict or another model is validated)."""
+    model = call_spec(name).context
+    if isinstance(context, model):
+        return context
+    if isinstance(context, BaseModel):
+        context = context.model_dump()
+    return model.model_validate(context)
+
+
+def render(name: str, context: BaseModel | Mapping[str, Any], *, source: str | None = None) -> str:
+    """The prompt for call `name`, rendered from `context` (and `source`, if given)."""
+    ctx = coerce_context(name, context)
+    template = _compiled(template_source(name) if source is None else source)
+    return template.render({field: getattr(ctx, field) for field in type(ctx).model_fields})
+
+
+class Judge:
+    """Asks the semantic calls of one backend, through the cache, logging every judgement."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        cache_path: Path | None,
+        events_path: Path | None,
+        model_name: str = "",
+        timeout_s: float = 20,
+        templates: Mapping[str, str] | None = None,
+    ):
+        self.backend = backend
+        self.cache = JudgeCache(cache_path) if cache_path is not None else None
+        self.events_path = events_path
+        self.model_name = model_name or getattr(backend, "name", "")
+        self.timeout_s = timeout_s
+        self.templates = dict(templates or {})
+        self.asked = 0  # judgements that reached the backend
+        self.hits = 0  # judgements answered from the cache
+
+    def source(self, name: str) -> str:
+        """The template text this judge renders call `name` from."""
+        return self.templates.get(name) or template_source(name)
+
+    def key(self, name: str, context: BaseModel | Mapping[str, Any]) -> str:
+        """The cache key of asking call `name` about `context`."""
+        ctx = coerce_context(name, context)
+        return self._key(name, ctx, digest(self.source(name)))
+
+    def _key(self, name: str, ctx: BaseModel, template_hash: str) -> str:
+        schema_hash = digest(canonical(schema_of(name)))
+        return cache_key(
+            name, template_hash, self.model_name, schema_hash, ctx.model_dump(mode="json")
+        )
+
+    def ask(self, name: str, context: BaseModel | Mapping[str, Any]) -> Any:
+        """Answer call `name` about `context`: from the cache, else from the backend.
+
+        Returns an instance of the call's answer model. Raises AnswerInvalid when the
+        answer does not fit, and whatever the backend raises when it fails.
+        """
+        spec = call_spec(name)
+        ctx = coerce_context(name, context)
+        source = self.source(name)
+        template_hash = digest(source)
+        key = self._key(name, ctx, template_hash)
+        started = time.perf_counter()
+        use_cache = spec.cache and self.cache is not None
+        if use_cache:
+            answer = self._cached(spec, ctx, key)
+            if answer is not None:
+                self.hits += 1
+                self._log(name, template_hash, started, cached=True)
+                return answer
+        prompt = render(name, ctx, source=source)
+        self.asked += 1
+        try:
+            reply = self.backend.complete(name, prompt, schema_of(name), timeout_s=self.timeout_s)
+            answer = validate_answer(spec, ctx, reply)
+        except RoseError as exc:
+            self._log(name, template_hash, started, cached=False, error=type(exc).__name__)
+            raise
+        if use_cache:
+            self.cache.put(key, name, answer.model_dump(mode="json"))
+        self._log(name, template_hash, started, cached=False, reply=reply)
+        return answer
+
+    def _cached(self, spec: Call, ctx: BaseModel, key: str) -> BaseModel | None:
+        data = self.cache.get(key) if self.cache is not None else None
+        if data is None:
+            return None
+        try:
+            answer = spec.answer.model_validate(data)
+        except ValidationError:
+            return None
+        return answer if not unknown_ids(spec, ctx, answer) else None
+
+    def _log(
+        self,
+        name: str,
+        template_hash: str,
+        started: float,
+        *,
+        cached: bool,
+        reply: BackendAnswer | None = None,
+        error: str = "",
+    ) -> None:
+        if self.events_path is None:
+            return
+        from rose.events import append_event  # the log redacts, so it imports redaction
+
+        usage = reply.usage if reply is not None else None
+        measured = time.perf_counter() - started
+        wall = usage.wall_s if usage is not None and usage.wall_s > 0 else measured
+        data: dict[str, Any] = {
+            "call": name,
+            "template_hash": template_hash[:16],
+            "cached": cached,
+            "latency_ms": round(wall * 1000, 3),
+            "input_tokens": usage.input_tokens if usage else 0,
+            "output_tokens": usage.output_tokens if usage else 0,
+            "cost_usd": usage.cost_usd if usage else 0.0,
+        }
+        if error:
+            data["error"] = error
+        append_event(self.events_path, "judge", data)
+
+
+def validate_answer(spec: Call, ctx: BaseModel, reply: BackendAnswer) -> BaseModel:
+    """The backend's answer as the call's answer model, or AnswerInvalid."""
+    try:
+        answer = spec.answer.model_validate(reply.data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "answer"
+        raise AnswerInvalid(spec.name, reply.raw, f"{where}: {first.get('msg', '')}") from None
+    stray = unknown_ids(spec, ctx, answer)
+    if stray:
+        raise AnswerInvalid(
+            spec.name, reply.raw, f"names ids that were not offered: {', '.join(stray)}"
+        )
+    return answer
+
+
+def unknown_ids(spec: Call, ctx: BaseModel, answer: BaseModel) -> list[str]:
+    """Ids in `answer` that the context never offered (an answer may not invent lessons)."""
+    if spec.ids is None:
+        return []
+    offered_field, answered_field = spec.ids
+    offered = {item.id for item in getattr(ctx, offered_field)}
+    answered = getattr(answer, answered_field)
+    if isinstance(answered, str):
+        answered_ids = [answered] if answered else []
+    else:
+        answered_ids = [item.id for item in answered]
+    return [i for i in answered_ids if i not in offered]

@@ -1,0 +1,129 @@
+"""The simulated model's answers to the calls that choose and classify: relevance, related,
+select, scope and reconcile. Each reads the rendered prompt and answers from the world's
+truth: which topics a text is about, and how two lessons' fact sets relate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rose.sim import parse
+from rose.sim.draws import Draws
+from rose.sim.markers import strip
+from rose.sim.world import World
+
+_WRONG_VERDICT = {
+    "relevant": "unrelated",
+    "maybe": "unrelated",
+    "unrelated": "relevant",
+    "descend": "unrelated",
+}
+_RANK = ("contradicts", "duplicate", "refines", "specialises", "orthogonal")
+_WRONG_RELATION = {
+    "contradicts": "refines",
+    "duplicate": "refines",
+    "refines": "duplicate",
+    "specialises": "orthogonal",
+    "orthogonal": "specialises",
+}
+
+
+def _names(topics: set[str]) -> str:
+    return ", ".join(sorted(topics)) or "nothing recognisable"
+
+
+def relevance(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    asked = set(world.topics_in(parse.section(prompt, "task")))
+    reach = set(world.topics_in(parse.section(prompt, "found"))) - asked
+    verdicts = []
+    for cid, line in parse.items(parse.section(prompt, "candidates")):
+        verdict, reason = _verdict(set(world.topics_in(line)), asked, reach)
+        if d.flip(cid):
+            verdict, reason = _WRONG_VERDICT[verdict], f"judged otherwise: {reason}"
+        verdicts.append({"id": cid, "verdict": verdict, "reason": reason})
+    return {"verdicts": verdicts}
+
+
+def _verdict(topics: set[str], asked: set[str], reach: set[str]) -> tuple[str, str]:
+    if not topics:
+        return "descend", "its summary is too general to judge"
+    if topics & asked:
+        if len(topics - asked - reach) >= 2:
+            return "descend", f"covers {_names(topics)}; too broad to judge from its summary"
+        return "relevant", f"about {_names(topics & asked)}, which the task is about"
+    if topics & reach:
+        return "maybe", f"about {_names(topics & reach)}, which a chosen lesson points to"
+    return "unrelated", f"about {_names(topics)}, which the task does not touch"
+
+
+def related(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    subjects = world.subjects_in(parse.section(prompt, "new"))
+    matches = []
+    for cid, line in parse.items(parse.section(prompt, "candidates")):
+        shared = set(world.topics_in(line)) & subjects
+        if bool(shared) != d.flip(cid):
+            matches.append({"id": cid, "reason": f"also about {_names(shared)}"})
+    return {"matches": matches}
+
+
+def select(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    wanted = set(world.topics_in(parse.section(prompt, "task")))
+    for rule in parse.bullets(parse.section(prompt, "rules")):
+        named = set(world.topics_in(rule))
+        if named & wanted:
+            wanted |= named
+    selected = []
+    for cid, line in parse.items(parse.section(prompt, "candidates")):
+        shared = set(world.topics_in(line)) & wanted
+        if bool(shared) != d.flip(cid):
+            selected.append({"id": cid, "reason": f"the work touches {_names(shared)}"})
+    return {"selected": selected}
+
+
+def scope(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    blocks = parse.lessons(prompt)
+    subjects = world.subjects_in(blocks[0][1] if blocks else prompt)
+    wide = sum(1 for t in subjects if world.topics[t].scope == "global")
+    answer = "global" if subjects and wide * 2 >= len(subjects) else "project"
+    if d.flip("scope"):
+        answer = "project" if answer == "global" else "global"
+    return {"scope": answer, "reason": f"about {_names(subjects)}"}
+
+
+def reconcile(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    new_blocks = parse.lessons(parse.section(prompt, "new"))
+    new = world.facts_in(new_blocks[0][1]) if new_blocks else []
+    existing = parse.lessons(parse.section(prompt, "existing"))
+    best = ("orthogonal", "", "", "it shares no subject with any existing lesson")
+    for eid, block in existing:
+        found = _relation(world, new, world.facts_in(block))
+        if _RANK.index(found[0]) < _RANK.index(best[0]):
+            best = (found[0], eid, found[1], found[2])
+    relation, target, question, reason = best
+    if d.flip("relation") and (existing or relation != "orthogonal"):
+        relation, question = _WRONG_RELATION[relation], ""
+        target = "" if relation == "orthogonal" else (target or existing[0][0])
+        reason = f"judged otherwise: {reason}"
+    return {"relation": relation, "target": target, "question": question, "reason": reason}
+
+
+def _relation(world: World, new: list[str], old: list[str]) -> tuple[str, str, str]:
+    """(relation, question, reason) between a new lesson's facts and an existing one's."""
+    for a in new:
+        for b in old:
+            if world.conflicting(a, b):
+                fa, fb = world.facts[a], world.facts[b]
+                question = (
+                    f'Which is right now: "{strip(fa.terse)}" or "{strip(fb.terse)}"? '
+                    f"Was the other only true at the time?"
+                )
+                return "contradicts", question, f"they give the {fa.subject} different values"
+    n, o = set(new), set(old)
+    if n and n <= o:
+        return "duplicate", "", "everything it says is already there"
+    if n & o:
+        return "refines", "", "it adds detail to points already made"
+    shared = {world.facts[f].topic for f in n} & {world.facts[f].topic for f in o}
+    if shared:
+        return "specialises", "", f"different points about {_names(shared)}"
+    return "orthogonal", "", "it shares no subject"

@@ -1,0 +1,105 @@
+"""The simulated compressor and merger: they cut what a careful model would, in its order.
+
+Compression removes filler first (sentences carrying no fact), then rewrites the verbose
+fact sentences in their terse form, and only then drops facts, least evidenced first:
+a fact in an evidence span or a preserve hint is never dropped; with no evidence at
+all it drops at most one. Every dropped fact is declared as a claim, except those the
+``under_report`` knob omits; the ``noise`` knob makes it cut one protected fact too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rose import tokens
+from rose.sim import parse
+from rose.sim.draws import Draws
+from rose.sim.world import CLAIM_KIND, World
+
+
+def compress(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    blocks = parse.lessons(prompt)
+    _title, gist, body = parse.lesson_parts(blocks[0][1] if blocks else "")
+    ratio = _ratio(parse.section(prompt, "budget"))
+    limit = ratio * tokens.count(body)
+    protected = set(world.facts_in(parse.section(prompt, "evidence")))
+    has_evidence = bool(protected)
+    protected |= set(world.facts_in(parse.section(prompt, "preserve")))
+
+    kept = [s for s in parse.sentences(body) if world.facts_in(s)] or parse.sentences(body)
+    if tokens.count(" ".join(kept)) > limit:
+        kept = [_terse(world, s) for s in kept]
+    dropped: list[str] = []
+    pool = sorted(
+        (f for f in world.facts_in(" ".join(kept)) if f not in protected),
+        key=lambda f: d.unit("drop", f),
+    )
+    allowed = len(pool) if has_evidence else 1
+    while pool and len(dropped) < allowed and tokens.count(" ".join(kept)) > limit:
+        kept, dropped = _without(world, kept, pool.pop(0), dropped)
+    rest = [f for f in world.facts_in(" ".join(kept)) if f in protected]
+    if rest and d.flip("cut"):
+        kept, dropped = _without(world, kept, rest[int(d.unit("which") * len(rest))], dropped)
+    if not kept:  # never answer an empty body: put the last cut back
+        kept, dropped = [world.facts[dropped[-1]].terse], dropped[:-1]
+    remaining = world.facts_in(" ".join(kept))
+    claims = [
+        {"claim": world.facts[f].terse, "kind": CLAIM_KIND[world.facts[f].kind]}
+        for f in dropped
+        if not d.omit(f)
+    ]
+    return {
+        "body": " ".join(kept),
+        "gist": world.gist(remaining) if remaining else (gist or "A lesson."),
+        "dropped": claims,
+    }
+
+
+def _ratio(budget: str) -> float:
+    try:
+        return float(budget.strip().rstrip("%")) / 100
+    except ValueError:
+        return 0.75
+
+
+def _terse(world: World, sentence: str) -> str:
+    facts = world.facts_in(sentence)
+    if len(facts) != 1:
+        return sentence
+    terse = world.facts[facts[0]].terse
+    return terse if len(terse) < len(sentence) else sentence
+
+
+def _without(
+    world: World, kept: list[str], fact: str, dropped: list[str]
+) -> tuple[list[str], list[str]]:
+    return [s for s in kept if fact not in world.facts_in(s)], [*dropped, fact]
+
+
+def merge(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    """A shared parent: the children's principles and traps, their details declared dropped."""
+    blocks = parse.lessons(parse.section(prompt, "lessons"))
+    facts = list(dict.fromkeys(f for _, block in blocks for f in world.facts_in(block)))
+    if not facts:
+        return {
+            "title": "Shared practice",
+            "gist": "What these lessons have in common.",
+            "family": "general",
+            "body": "These lessons are used together.",
+            "dropped": [],
+        }
+    kept = [f for f in facts if world.facts[f].kind != "detail"] or facts[:1]
+    dropped = [f for f in facts if f not in kept]
+    names = list(dict.fromkeys(world.facts[f].topic for f in facts))
+    draft = world.lesson(kept, verbose=False)
+    return {
+        "title": "Working with " + " and ".join(names[:3]),
+        "gist": world.gist(facts),
+        "family": "-".join(names[:2]),
+        "body": draft.body,
+        "dropped": [
+            {"claim": world.facts[f].terse, "kind": CLAIM_KIND[world.facts[f].kind]}
+            for f in dropped
+            if not d.omit(f)
+        ],
+    }

@@ -1,0 +1,131 @@
+"""The simulated backend is deterministic for a seed, and its knobs do what they say.
+
+Locks in: benchmarks and loop tests are reproducible (same seed and world -> the same
+answer to every call, whatever order calls come in; another seed -> another world and
+other noise); `noise` flips about the asked fraction of judgements; `under_report`
+leaves about that fraction of dropped claims undeclared; latency and cost are simulated
+into Usage without sleeping; an unknown call is a backend failure, not a guess.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from rose import tokens
+from rose.errors import BackendFailed
+from rose.judge import Judge, render, schema_of
+from rose.sim import SimulatedBackend, World, examples
+
+
+def _answers(backend: SimulatedBackend, contexts: dict, order=None) -> dict[str, str]:
+    names = order or list(contexts)
+    return {
+        n: backend.complete(n, render(n, contexts[n]), schema_of(n), timeout_s=1).raw for n in names
+    }
+
+
+def test_same_seed_same_answers_in_any_order():
+    world = World.generate(3)
+    ctx = examples.contexts(world)
+    a = _answers(SimulatedBackend(world, seed=9, noise=0.3, under_report=0.3), ctx)
+    b = _answers(
+        SimulatedBackend(World.generate(3), seed=9, noise=0.3, under_report=0.3),
+        ctx,
+        order=list(reversed(ctx)),
+    )
+    assert a == b
+
+
+def test_different_seed_different_answers():
+    world = World.generate(3)
+    ctx = examples.contexts(world)
+    answers = [_answers(SimulatedBackend(world, seed=s, noise=0.3), ctx) for s in range(4)]
+    assert len({tuple(sorted(a.items())) for a in answers}) > 1
+    other = World.generate(4)
+    assert _answers(SimulatedBackend(other), examples.contexts(other)) != _answers(
+        SimulatedBackend(world), ctx
+    )
+
+
+def test_default_world_comes_from_the_seed():
+    assert SimulatedBackend(seed=2).world == World.generate(2)
+    assert SimulatedBackend().world == World.generate(0)
+
+
+def _relevance_verdicts(backend: SimulatedBackend) -> list[str]:
+    world = backend.world
+    cands = [examples.candidate(c) for c in examples.topic_lessons(world).values()]
+    out = []
+    for task in world.tasks:
+        prompt = render("relevance", {"prompt": task.prompt, "candidates": cands})
+        data = backend.complete("relevance", prompt, {}, timeout_s=1).data
+        out += [v["verdict"] for v in data["verdicts"]]
+    return out
+
+
+@pytest.mark.parametrize("noise", [0.1, 0.3])
+def test_noise_flips_about_the_asked_fraction(noise):
+    world = World.generate(1, topics=12, tasks=40)
+    clean = _relevance_verdicts(SimulatedBackend(world, seed=5))
+    noisy = _relevance_verdicts(SimulatedBackend(world, seed=5, noise=noise))
+    assert len(clean) == 480
+    flipped = sum(a != b for a, b in zip(clean, noisy, strict=True)) / len(clean)
+    assert abs(flipped - noise) < 0.06
+
+
+def test_under_report_omits_about_that_fraction_of_declarations():
+    world = World.generate(2, topics=12, facts_per_topic=7)
+    lessons = list(examples.topic_lessons(world).values())
+
+    def declared(under: float) -> tuple[int, int]:
+        backend = SimulatedBackend(world, seed=1, under_report=under)
+        dropped = claims = 0
+        for a, b in zip(lessons, lessons[1:], strict=False):
+            prompt = render("merge", {"lessons": [a, b]})
+            data = backend.complete("merge", prompt, {}, timeout_s=1).data
+            facts_in = {f for x in (a, b) for f in world.facts_in(x["body"])}
+            dropped += len(facts_in - set(world.facts_in(data["body"])))
+            claims += len(data["dropped"])
+        return dropped, claims
+
+    total, all_declared = declared(0.0)
+    assert all_declared == total > 40
+    _, half = declared(0.5)
+    assert abs(half / total - 0.5) < 0.15
+    assert declared(1.0)[1] == 0
+
+
+def test_usage_is_simulated_not_slept():
+    world = World.generate(3)
+    backend = SimulatedBackend(world)
+    prompt = render("relevance", examples.contexts(world)["relevance"])
+    started = time.perf_counter()
+    for _ in range(50):
+        answer = backend.complete("relevance", prompt, {}, timeout_s=1)
+    assert time.perf_counter() - started < 2
+    assert answer.usage.input_tokens == tokens.count(prompt)
+    assert answer.usage.output_tokens == tokens.count(answer.raw)
+    assert answer.usage.wall_s > 0.6 and answer.usage.cost_usd > 0
+    assert len(backend.requests) == 50
+
+
+def test_judge_logs_simulated_cost(tmp_path):
+    world = World.generate(3)
+    judge = Judge(SimulatedBackend(world), cache_path=None, events_path=tmp_path / "e.jsonl")
+    judge.ask("scope", examples.contexts(world)["scope"])
+    from rose.events import read_events
+
+    (event,) = read_events(tmp_path / "e.jsonl", kind="judge")
+    assert event["latency_ms"] > 600 and event["cost_usd"] > 0 and event["input_tokens"] > 0
+
+
+def test_unknown_call_fails():
+    with pytest.raises(BackendFailed, match="no answer"):
+        SimulatedBackend().complete("horoscope", "hello", {}, timeout_s=1)
+
+
+def test_knobs_are_checked():
+    with pytest.raises(ValueError):
+        SimulatedBackend(noise=1.5)

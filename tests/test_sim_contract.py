@@ -1,0 +1,207 @@
+"""The contract between the templates and the simulated backend, for every call.
+
+Locks in: the simulated model answers from the very prompt text a real backend would
+receive, so the templates' layout (tags, one-line candidates, lesson blocks) and the
+simulation's parser must agree. For each call this renders a world-built context through
+the real template, lets the simulated backend answer, validates the answer through the
+judge, and checks the answer is the one the world's truth dictates. A template that
+drifts from the layout makes these fail instead of silently feeding the loop nonsense.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rose.judge import CALLS, Judge, template_source
+from rose.sim import SimulatedBackend, World, examples
+from rose.sim.parse import sentences
+
+
+@pytest.fixture(scope="module")
+def world() -> World:
+    return World.generate(5)
+
+
+@pytest.fixture(scope="module")
+def ctx(world):
+    return examples.contexts(world)
+
+
+@pytest.fixture
+def judge(world) -> Judge:
+    return Judge(SimulatedBackend(world), cache_path=None, events_path=None)
+
+
+@pytest.fixture(scope="module")
+def task(world):
+    return examples.focus_task(world)
+
+
+def test_every_call_is_answered(judge, ctx):
+    assert set(ctx) == set(CALLS)
+    for name, context in ctx.items():
+        assert isinstance(judge.ask(name, context), CALLS[name].answer)
+    assert [c for c, _ in judge.backend.requests] == list(ctx)
+
+
+def test_relevance(judge, ctx, task):
+    answer = judge.ask("relevance", ctx["relevance"])
+    assert [v.id for v in answer.verdicts] == [c["id"] for c in ctx["relevance"]["candidates"]]
+    verdicts = {v.id: v.verdict for v in answer.verdicts}
+    assert verdicts.pop(f"n_{task.topics[0]}") == "relevant"
+    assert set(verdicts.values()) == {"unrelated"}
+
+
+def test_relevance_second_pass_reaches_hidden_topic(judge, world):
+    task = next(t for t in world.tasks if t.hidden)
+    bridge = next(f for f in task.needs if world.facts[f].mentions)
+    src = examples.lesson(world, "n_src", [bridge])
+    dst = examples.lesson(world, "n_dst", world.topics[task.hidden[0]].facts)
+    vague = {"id": "n_vague", "title": "General notes", "gist": "Assorted advice."}
+    cands = [examples.candidate(dst), vague]
+    first = judge.ask("relevance", {"prompt": task.prompt, "candidates": cands})
+    assert [v.verdict for v in first.verdicts] == ["unrelated", "descend"]
+    second = judge.ask("relevance", {"prompt": task.prompt, "candidates": cands, "found": [src]})
+    assert second.verdicts[0].verdict == "maybe"
+
+
+def test_related(judge, ctx, world, task):
+    answer = judge.ask("related", ctx["related"])
+    assert [m.id for m in answer.matches] == [f"n_{task.topics[0]}"]
+
+
+def test_reconcile_contradiction(judge, ctx):
+    answer = judge.ask("reconcile", ctx["reconcile"])
+    assert (answer.relation, answer.target) == ("contradicts", "n_old")
+    assert answer.question.endswith("?")
+
+
+@pytest.mark.parametrize(
+    "relation", ["duplicate", "refines", "specialises", "orthogonal", "contradicts"]
+)
+def test_reconcile_relations(judge, world, relation):
+    topic = next(
+        t
+        for t in world.topics.values()
+        if len(t.facts) >= 4 and not any(world.facts[f].stale for f in t.facts)
+    )
+    facts = list(topic.facts)
+    other = next(t for t in world.topics.values() if t.name != topic.name)
+    stale = next(f for f in world.facts.values() if f.stale)
+    new, old = {
+        "duplicate": (facts[:2], facts[:3]),
+        "refines": (facts[:3], facts[:2]),
+        "specialises": (facts[2:], facts[:2]),
+        "orthogonal": (facts[:2], list(other.facts)),
+        "contradicts": ([stale.id], [stale.base + "a"]),
+    }[relation]
+    answer = judge.ask(
+        "reconcile",
+        {
+            "lesson": examples.lesson(world, "", new),
+            "existing": [examples.lesson(world, "n_x", old)],
+        },
+    )
+    assert answer.relation == relation
+    assert answer.target == ("" if relation == "orthogonal" else "n_x")
+
+
+def test_scope(judge, ctx, world, task):
+    answer = judge.ask("scope", ctx["scope"])
+    assert answer.scope == world.topics[task.topics[0]].scope
+
+
+def test_assess(judge, ctx):
+    answer = judge.ask("assess", ctx["assess"])
+    assert (answer.outcome, answer.steered) == ("success", True)
+    assert answer.used_ids() == ["n_needed"]
+    assert [u.id for u in answer.lessons] == ["n_needed", ctx["assess"]["served"][1]["id"]]
+
+
+def test_reflect_mints_what_the_user_taught(judge, ctx, world, task):
+    answer = judge.ask("reflect", ctx["reflect"])
+    assert answer.found
+    unknown = [f for f in task.needs if f not in world.known]
+    assert sorted(world.facts_in(answer.lesson.body)) == sorted(unknown)
+    assert answer.lesson.family == task.topics[0]
+    quiet = {**ctx["reflect"], "digest": "User: hi\nAgent: done"}
+    assert judge.ask("reflect", quiet).found is False
+
+
+def test_rank_repairs(judge, ctx):
+    answer = judge.ask("rank_repairs", ctx["rank_repairs"])
+    scores = {r.id: r.usefulness for r in answer.ranking}
+    assert scores.pop("c0") >= 0.8
+    assert all(s <= 0.2 for s in scores.values())
+
+
+def test_select_follows_rules(judge, ctx, world, task):
+    answer = judge.ask("select", ctx["select"])
+    others = [t for t in world.topics if t != task.topics[0]]
+    assert {s.id for s in answer.selected} == {f"n_{task.topics[0]}", f"n_{others[0]}"}
+    no_rules = judge.ask("select", {**ctx["select"], "rules": []})
+    assert [s.id for s in no_rules.selected] == [f"n_{task.topics[0]}"]
+
+
+def test_compress_declares_what_it_drops(judge, ctx, world):
+    before = world.facts_in(ctx["compress"]["lesson"]["body"])
+    answer = judge.ask("compress", ctx["compress"])
+    after = world.facts_in(answer.body)
+    declared = [f for d in answer.dropped for f in world.facts_in(d.claim)]
+    assert sorted(after + declared) == sorted(before)
+    assert world.facts_in(ctx["compress"]["evidence"][0])[0] in after
+    assert all(world.facts_in(s) for s in sentences(answer.body))  # filler went first
+    assert len(answer.body) < len(ctx["compress"]["lesson"]["body"])
+
+
+def test_compress_cuts_until_the_budget(judge, world, task):
+    lesson = examples.lesson(world, "n_t", task.needs, verbose=False)
+    evidence = [world.facts[task.needs[0]].terse]
+    answer = judge.ask("compress", {"lesson": lesson, "evidence": evidence, "target_ratio": 0.5})
+    assert answer.dropped and world.facts_in(answer.body) == [task.needs[0]]
+    preserved = judge.ask(
+        "compress",
+        {
+            "lesson": lesson,
+            "evidence": evidence,
+            "target_ratio": 0.5,
+            "preserve": [world.facts[f].terse for f in task.needs],
+        },
+    )
+    assert preserved.dropped == [] and world.facts_in(preserved.body) == list(task.needs)
+
+
+def test_replay_probe_then_judge(judge, ctx, task):
+    probe = judge.ask("replay_probe", ctx["replay_probe"])
+    verdict = judge.ask(
+        "replay_judge",
+        {"prompt": task.prompt, "accepted": task.accepted, "approach": probe.approach},
+    )
+    assert verdict.verdict == "pass"
+    assert judge.ask("replay_judge", ctx["replay_judge"]).verdict == "fail"
+    thin = {**ctx["replay_probe"]["lesson"], "body": "Be careful."}
+    thin_probe = judge.ask("replay_probe", {"prompt": task.prompt, "lesson": thin})
+    again = {"prompt": task.prompt, "accepted": task.accepted, "approach": thin_probe.approach}
+    assert judge.ask("replay_judge", again).verdict == "fail"
+
+
+def test_merge_keeps_principles_declares_details(judge, ctx, world):
+    answer = judge.ask("merge", ctx["merge"])
+    kept = world.facts_in(answer.body)
+    assert kept and all(world.facts[f].kind != "detail" for f in kept)
+    children = [f for lesson in ctx["merge"]["lessons"] for f in world.facts_in(lesson["body"])]
+    declared = [f for d in answer.dropped for f in world.facts_in(d.claim)]
+    assert sorted(kept + declared) == sorted(children)
+    assert {d.kind for d in answer.dropped} <= {"parameter"}
+    assert len(world.topics_in(answer.gist)) == 2
+
+
+def test_a_drifted_template_is_caught(world, ctx):
+    drifted = template_source("relevance").replace("- [{{ c.id }}]", "* {{ c.id }}:")
+    judge = Judge(
+        SimulatedBackend(world),
+        cache_path=None,
+        events_path=None,
+        templates={"relevance": drifted},
+    )
+    assert judge.ask("relevance", ctx["relevance"]).verdicts == []
