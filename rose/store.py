@@ -13,9 +13,9 @@ from rose import config as configmod
 from rose._atomic import write_json, write_text
 from rose.errors import CycleError, LessonNotFound, RoseError, StoreNotFound
 from rose.events import append_event
-from rose.graph.engine import Graph, open_graph
+from rose.graph.engine import Graph, open_graph, remove_database
 from rose.graph.rows import episode_from_row, node_from_row
-from rose.graph.sync import SyncReport, sync
+from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.layout import StoreDir, find_project_root, global_root
 from rose.models import Episode, Node, now
 from rose.nodefile import dump_episode, dump_node
@@ -87,9 +87,17 @@ class Store:
         Hold it only for quick work: under kuzu every other process waits meanwhile.
         """
         deadline = deadline_s if deadline_s is not None else self.config.graph.lock_timeout_s
-        with open_graph(self.graph_path, self.engine, deadline_s=deadline) as g:
-            self.last_sync = sync(g, self.dirs, full=full)
-            yield g
+        for attempt in (1, 2):
+            with open_graph(self.graph_path, self.engine, deadline_s=deadline) as g:
+                try:
+                    self.last_sync = sync(g, self.dirs, full=full)
+                except SchemaOutdated:
+                    if attempt == 2:
+                        raise
+                else:
+                    yield g
+                    return
+            remove_database(self.graph_path)  # built by another version: rebuild from files
 
     def read(self, name: str, **params: Any) -> list[dict]:
         """Run one named read query on an up-to-date graph."""

@@ -108,3 +108,12 @@ def test_reindex_matches_incremental_state(store: Store):
     report = store.reindex()
     assert report.full and report.read == 2
     assert status(store)["apexes"] == before["apexes"]
+
+
+def test_database_from_another_schema_is_rebuilt(store: Store):
+    from rose.graph.engine import open_graph
+
+    a = store.add("Survives a schema change.")
+    with open_graph(store.graph_path, store.engine) as g:
+        g.q("meta_set", key="schema", value="an-older-schema")
+    assert store.get(a.id).body == "Survives a schema change."

@@ -132,6 +132,17 @@ def _release_holder(path: Path) -> None:
         pass
 
 
+def remove_database(path: Path) -> None:
+    """Delete a database and its side files; the lesson files can always rebuild it."""
+    import shutil
+
+    for p in (path, *(path.with_name(path.name + s) for s in (".wal", ".shadow", ".holder"))):
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+
+
 @contextmanager
 def open_graph(
     path: Path, engine: str, *, read_only: bool = False, deadline_s: float = 30.0

@@ -13,9 +13,10 @@ import hashlib
 import os
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-from rose.errors import LessonFileError
+from rose.errors import LessonFileError, QueryError
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
 from rose.graph.rows import claim_rows, episode_row, lesson_row
@@ -35,6 +36,11 @@ _LINKS = (
 )
 
 
+class SchemaOutdated(Exception):
+    """The database was built for another schema: delete it and rebuild from the files."""
+
+
+@lru_cache(maxsize=1)
 def schema_version() -> str:
     return hashlib.sha256(load("schema").encode()).hexdigest()[:12]
 
@@ -86,14 +92,18 @@ def scan(dirs: list[StoreDir]) -> dict[str, FileState]:
 
 
 def ensure_schema(g: Graph) -> bool:
-    """Create the tables; returns False when the database holds an older schema."""
+    """Create the tables if needed; False when the database holds another schema version."""
+    try:
+        meta = {r["key"]: r["value"] for r in g.q("meta_get")}
+    except QueryError:  # a new database: no tables yet
+        meta = {}
+    if meta.get("schema") == schema_version():
+        return True
+    if meta.get("schema") is not None:
+        return False
     for stmt in statements("schema"):
         g.run(stmt, name="schema")
-    meta = {r["key"]: r["value"] for r in g.q("meta_get")}
-    if meta.get("schema") not in (None, schema_version()):
-        return False
-    if "schema" not in meta:
-        g.q("meta_set", key="schema", value=schema_version())
+    g.q("meta_set", key="schema", value=schema_version())
     return True
 
 
@@ -128,7 +138,7 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
     """Make the graph match the files; a no-op (no writes) when nothing changed."""
     t0 = time.monotonic()
     if not ensure_schema(g):
-        full = True
+        raise SchemaOutdated(str(g.path))
     current = scan(dirs)
     known = {} if full else {r["path"]: r for r in g.q("files_all")}
     changed = [
