@@ -1,3 +1,3 @@
-from rose.cli import main
+from rose._entry import main
 
 main()

@@ -344,3 +344,20 @@ def unknown_ids(spec: Call, ctx: BaseModel, answer: BaseModel) -> list[str]:
     else:
         answered_ids = [item.id for item in answered]
     return [i for i in answered_ids if i not in offered]
+
+
+def for_store(
+    store: Any, *, agent: str | None = None, backend: Backend | None = None, timeout_s: float = 20
+) -> Judge:
+    """A judge for `store`: its configured backend (or `agent`), its cache and its event log."""
+    if backend is None:
+        from rose.model.registry import make_backend
+
+        backend = make_backend(agent or store.config.agent, model=store.config.model or None)
+    return Judge(
+        backend,
+        cache_path=store.primary.judge_cache,
+        events_path=store.primary.events,
+        model_name=store.config.model or getattr(backend, "name", ""),
+        timeout_s=timeout_s,
+    )

@@ -30,11 +30,20 @@ app = typer.Typer(
 )
 
 
-def _register() -> None:
-    from rose.cli import config_cmds, lesson_cmds, query_cmds, store_cmds
+# One module per command group, each with register(app); listed in `rose --help` order.
+_GROUPS = (
+    "store_cmds",
+    "lesson_cmds",
+    "query_cmds",
+    "config_cmds",
+)
 
-    for mod in (store_cmds, lesson_cmds, query_cmds, config_cmds):
-        mod.register(app)
+
+def _register() -> None:
+    import importlib
+
+    for name in _GROUPS:
+        importlib.import_module(f"rose.cli.{name}").register(app)
 
 
 _register()

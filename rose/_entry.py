@@ -1,0 +1,19 @@
+"""The `rose` command's entry point: hooks take a light path, everything else the full CLI.
+
+A hook runs on every prompt, so `rose hook ...` must not pay for importing typer,
+pydantic or the graph engine unless the work needs them.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "hook":
+        from rose.hook_entry import main as hook_main
+
+        sys.exit(hook_main(sys.argv[2:]))
+    from rose.cli import main as cli_main
+
+    cli_main()
