@@ -89,6 +89,9 @@ class Node(_Model):
     dropped: list[Claim] = Field(default_factory=list)
     preserve: list[str] = Field(default_factory=list)
     load_bearing: list[str] = Field(default_factory=list)
+    patches: list[str] = Field(
+        default_factory=list, description="dropped detail that rescued this lesson: re-attached"
+    )
     scope: Scope = "project"
     stats: Stats = Field(default_factory=Stats)
     created: datetime = Field(default_factory=now)

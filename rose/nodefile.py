@@ -29,6 +29,7 @@ _ORDER = (
     "dropped",
     "preserve",
     "load_bearing",
+    "patches",
     "stats",
     "created",
     "updated",

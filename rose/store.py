@@ -42,6 +42,8 @@ class Store:
         self.primary: StoreDir = self.project or self.global_  # type: ignore[assignment]
         self.config = configmod.load([d.config for d in reversed(self.dirs)])
         self.engine = os.environ.get("ROSE_GRAPH_ENGINE") or self.config.graph.engine
+        #: How long an open waits for another process's lock; hooks lower it.
+        self.lock_timeout_s = self.config.graph.lock_timeout_s
 
     # -- finding and creating ------------------------------------------------------------
 
@@ -86,7 +88,7 @@ class Store:
 
         Hold it only for quick work: under kuzu every other process waits meanwhile.
         """
-        deadline = deadline_s if deadline_s is not None else self.config.graph.lock_timeout_s
+        deadline = deadline_s if deadline_s is not None else self.lock_timeout_s
         for attempt in (1, 2):
             with open_graph(self.graph_path, self.engine, deadline_s=deadline) as g:
                 try:
@@ -95,6 +97,7 @@ class Store:
                     if attempt == 2:
                         raise
                 else:
+                    self._refresh_view(g)
                     yield g
                     return
             remove_database(self.graph_path)  # built by another version: rebuild from files
@@ -116,7 +119,7 @@ class Store:
         with self.graph() as g:
             if write:
                 return g.run(statement, name="<console>")
-        deadline = self.config.graph.lock_timeout_s
+        deadline = self.lock_timeout_s
         with open_graph(self.graph_path, self.engine, read_only=True, deadline_s=deadline) as g:
             return g.run(statement, name="<console>")
 
@@ -159,7 +162,8 @@ class Store:
             write_text(target, dump_node(node))
             if old_path and old_path != target:
                 old_path.unlink(missing_ok=True)
-            sync(g, self.dirs)
+            self.last_sync = sync(g, self.dirs)
+            self._refresh_view(g)
         self.log("write", {"id": node.id, "scope": node.scope, "level": node.level})
         return node
 
@@ -218,6 +222,36 @@ class Store:
             pass  # opening syncs the new file in
         return ep
 
+    # -- the recall view -------------------------------------------------------------------
+
+    @property
+    def roots(self) -> list[tuple[str, str]]:
+        return [(str(d.root), d.scope) for d in self.dirs]
+
+    def _refresh_view(self, g: Graph) -> None:
+        """Rewrite the recall view when the files or the recall settings moved on."""
+        from rose import _scan, recall_view
+
+        rc = self.config.recall
+        want = {
+            "format": recall_view.FORMAT,
+            "stamp": _scan.stamp(self.last_sync.states, self.roots),
+            "budget": rc.max_pack_tokens,
+            "enabled": rc.enabled,
+            "fresh_turns": rc.stays_fresh_turns,
+        }
+        current = read_view(self.primary.recall_view)
+        if current and all(current.get(k) == v for k, v in want.items()):
+            return
+        view = recall_view.build(g, self.roots, self.config, self.last_sync.states)
+        recall_view.write(self.primary.recall_view, view)
+
+    def view(self) -> dict:
+        """The current recall view, rebuilt first if the files changed underneath it."""
+        with self.graph():
+            pass
+        return read_view(self.primary.recall_view) or {}
+
     # -- health and events -----------------------------------------------------------------
 
     def problems(self, g: Graph) -> list[Problem]:
@@ -236,6 +270,15 @@ class Store:
 
     def log(self, kind: str, data: dict | None = None) -> None:
         append_event(self.primary.events, kind, data)
+
+
+def read_view(path: Path) -> dict | None:
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _redacted(node: Node) -> Node:

@@ -56,6 +56,7 @@ def nodes(draw) -> Node:
         ],
         preserve=draw(st.lists(_text, max_size=2)),
         load_bearing=draw(st.lists(_text, max_size=2)),
+        patches=draw(st.lists(_text, max_size=2)),
         stats=Stats(
             attempts=draw(st.integers(0, 99)),
             successes=draw(st.integers(0, 99)),

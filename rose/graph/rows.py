@@ -33,6 +33,7 @@ def lesson_row(node: Node, path: str) -> dict:
         "dispute_ids": list(node.disputes),
         "preserve": list(node.preserve),
         "load_bearing": list(node.load_bearing),
+        "patches": list(node.patches),
         "attempts": s.attempts,
         "successes": s.successes,
         "failures": s.failures,
@@ -78,6 +79,7 @@ def node_from_row(row: dict, claims: list[dict]) -> Node:
         dropped=[Claim(claim=c["claim"], kind=c["kind"], holder=c["holder"]) for c in claims],
         preserve=row["preserve"],
         load_bearing=row["load_bearing"],
+        patches=row["patches"],
         scope=row["scope"],
         stats=Stats(
             attempts=row["attempts"],

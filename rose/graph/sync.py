@@ -10,12 +10,13 @@ rebuilds; deleting the database therefore loses nothing.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from rose import _scan
+from rose._scan import FileState
 from rose.errors import LessonFileError, QueryError
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
@@ -45,15 +46,6 @@ def schema_version() -> str:
     return hashlib.sha256(load("schema").encode()).hexdigest()[:12]
 
 
-@dataclass(frozen=True)
-class FileState:
-    path: str
-    kind: str  # "node" | "episode"
-    scope: str
-    mtime_ns: int
-    size: int
-
-
 @dataclass
 class SyncReport:
     full: bool = False
@@ -61,34 +53,16 @@ class SyncReport:
     removed: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    states: dict[str, FileState] = field(default_factory=dict, repr=False)
 
     @property
     def changed(self) -> bool:
         return bool(self.read or self.removed or self.full)
 
 
-def _scan_dir(folder: str, suffix: str, kind: str, scope: str, out: dict) -> None:
-    try:
-        entries = list(os.scandir(folder))
-    except FileNotFoundError:
-        return
-    for e in entries:
-        if e.name.startswith("."):
-            continue
-        if kind == "node" and e.is_dir():
-            _scan_dir(e.path, suffix, kind, scope, out)
-        elif e.name.endswith(suffix) and e.is_file():
-            st = e.stat()
-            out[e.path] = FileState(e.path, kind, scope, st.st_mtime_ns, st.st_size)
-
-
 def scan(dirs: list[StoreDir]) -> dict[str, FileState]:
     """Every lesson and episode file of every scope, project scope first."""
-    out: dict[str, FileState] = {}
-    for d in dirs:
-        _scan_dir(str(d.nodes), ".md", "node", d.scope, out)
-        _scan_dir(str(d.episodes), ".json", "episode", d.scope, out)
-    return out
+    return _scan.scan([(str(d.root), d.scope) for d in dirs])
 
 
 def ensure_schema(g: Graph) -> bool:
@@ -147,7 +121,7 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
         if p not in known or (known[p]["mtime_ns"], known[p]["size"]) != (st.mtime_ns, st.size)
     ]
     removed = [p for p in known if p not in current]
-    report = SyncReport(full=full, read=len(changed), removed=len(removed))
+    report = SyncReport(full=full, read=len(changed), removed=len(removed), states=current)
     if not (full or changed or removed):
         report.errors = [(p, r["error"]) for p, r in known.items() if r["error"]]
         report.seconds = time.monotonic() - t0

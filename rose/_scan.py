@@ -1,0 +1,61 @@
+"""Listing a store's lesson and episode files with their stat, using the standard library only.
+
+Both the graph sync and the prompt hook's fast path need this: the sync to find
+what changed, the hook to tell whether the materialised recall view is still
+current without opening the database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FileState:
+    path: str
+    kind: str  # "node" | "episode"
+    scope: str
+    mtime_ns: int
+    size: int
+
+
+def _scan_dir(folder: str, suffix: str, kind: str, scope: str, out: dict) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for e in entries:
+        if e.name.startswith("."):
+            continue
+        if kind == "node" and e.is_dir():
+            _scan_dir(e.path, suffix, kind, scope, out)
+        elif e.name.endswith(suffix) and e.is_file():
+            st = e.stat()
+            out[e.path] = FileState(e.path, kind, scope, st.st_mtime_ns, st.st_size)
+
+
+def scan(roots: list[tuple[str, str]], *, episodes: bool = True) -> dict[str, FileState]:
+    """Every lesson (and episode) file under each `(store root, scope)`, in the order given."""
+    out: dict[str, FileState] = {}
+    for root, scope in roots:
+        _scan_dir(os.path.join(root, "nodes"), ".md", "node", scope, out)
+        if episodes:
+            _scan_dir(os.path.join(root, "episodes"), ".json", "episode", scope, out)
+    return out
+
+
+def stamp(states: dict[str, FileState], roots: list[tuple[str, str]]) -> str:
+    """A fingerprint of the lesson files and config files: it changes when any of them does."""
+    h = hashlib.sha1()
+    for st in sorted(states.values(), key=lambda s: s.path):
+        if st.kind == "node":
+            h.update(f"{st.path}\0{st.mtime_ns}\0{st.size}\n".encode())
+    for root, _ in roots:
+        try:
+            m = os.stat(os.path.join(root, "config.yaml")).st_mtime_ns
+        except OSError:
+            m = 0
+        h.update(f"config\0{root}\0{m}\n".encode())
+    return h.hexdigest()

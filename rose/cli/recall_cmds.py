@@ -1,0 +1,83 @@
+"""Recall and its inspection: recall, trace, index, and the hook entry point."""
+
+from __future__ import annotations
+
+import typer
+
+from rose.cli._out import emit_json
+
+
+def register(app: typer.Typer) -> None:
+    app.command("recall")(recall)
+    app.command("trace")(trace)
+    app.command("index")(index)
+    app.command("hook", context_settings={"ignore_unknown_options": True})(hook)
+
+
+def _agent_judge(store, agent: str | None):
+    if agent is None:
+        return None
+    from rose.judge import for_store
+
+    return for_store(store, agent=agent)
+
+
+def recall(
+    prompt: str = typer.Option(..., "--prompt", "-p", help="The prompt to recall for."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    agent: str = typer.Option(None, "--agent", help="Model backend for this run."),
+) -> None:
+    """What would be injected for a prompt, with the model's verdict and reason per candidate."""
+    from rose.store import Store
+    from rose.trace import as_dict, inspect
+
+    store = Store.open()
+    res, result = inspect(store, prompt, judge=_agent_judge(store, agent))
+    data = as_dict(res, result)
+    if as_json:
+        emit_json(data)
+        return
+    if not res.chosen:
+        typer.echo("nothing to inject: " + "; ".join(res.decisions))
+        return
+    typer.echo(data["status"])
+    verdicts = {v.id: v for v in res.verdicts}
+    for item in res.chosen:
+        v = verdicts.get(item["id"])
+        why = f"  [{v.verdict}: {v.reason}]" if v else ""
+        typer.echo(f"  L{item['level']} {item['id']}  {item['title']}{why}")
+    for v in res.verdicts:
+        if v.verdict in ("unrelated", "descend"):
+            typer.echo(f"  ({v.verdict}) {v.id}  {v.title}: {v.reason}")
+
+
+def trace(
+    prompt: str = typer.Option(..., "--prompt", "-p", help="The prompt to trace."),
+    agent: str = typer.Option(None, "--agent", help="Model backend for this run."),
+) -> None:
+    """Every recall stage: candidates, verdicts, budget, the verbatim block, the status line."""
+    from rose.store import Store
+    from rose.trace import inspect, render
+
+    store = Store.open()
+    typer.echo(render(*inspect(store, prompt, judge=_agent_judge(store, agent))))
+
+
+def index() -> None:
+    """The one-line-per-lesson index the selector searches (rebuilt when stale)."""
+    from rose.index import index as build
+    from rose.store import Store
+
+    path, lines = build(Store.open())
+    for line in lines:
+        typer.echo(line)
+    typer.echo(f"({len(lines)} lessons · {path})", err=True)
+
+
+def hook(
+    event: str = typer.Argument(..., help="session-start, user-prompt-submit, stop, ..."),
+) -> None:
+    """Run one host hook: reads the host's JSON on stdin, answers in its format, exits 0."""
+    from rose.hooks import main
+
+    raise typer.Exit(main([event]))

@@ -1,0 +1,230 @@
+"""`rose hook <event>`: the entry points Claude Code and Codex run, one short process each.
+
+Import-light by design: a prompt with nothing to decide is answered from the
+materialised recall view with the standard library alone. Heavy modules (the
+store, the graph engine, the judge) load only when the model must decide.
+
+A hook never breaks the host agent: under ROSE_CHILD=1 it does nothing; on a
+malformed payload or any internal error it prints one line for the user, logs an
+`error` event, and exits 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from rose import _scan
+from rose._recall_pack import load_session, pack, save_session, session_path
+from rose.events import append_event
+from rose.layout import find_project_root, global_root
+
+EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
+_HOST_NAMES = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "stop": "Stop",
+    "pre-compact": "PreCompact",
+    "session-end": "SessionEnd",
+}
+USAGE = (
+    "usage: rose hook <event>   (events: " + ", ".join(EVENTS) + ")\n"
+    "Reads the host's hook payload (JSON) on stdin and answers in the host's format.\n"
+    "Wired by `rose install`; run by Claude Code and Codex, not by hand."
+)
+
+
+class HookInputError(Exception):
+    pass
+
+
+def _roots(cwd: str | None) -> list[tuple[str, str]]:
+    start = Path(cwd) if cwd and os.path.isdir(cwd) else None
+    roots = []
+    project = find_project_root(start)
+    if project is not None and project.is_dir():
+        roots.append((str(project), "project"))
+    glob = global_root()
+    if glob.is_dir():
+        roots.append((str(glob), "global"))
+    return roots
+
+
+def _read_payload() -> dict:
+    raw = sys.stdin.read() if not sys.stdin.isatty() else ""
+    if not raw.strip():
+        raise HookInputError("no hook payload on stdin (expected the host's JSON)")
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise HookInputError(f"hook payload is not valid JSON ({exc.msg} at {exc.pos})") from None
+    if not isinstance(payload, dict):
+        raise HookInputError("hook payload must be a JSON object")
+    return payload
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    event = argv[0]
+    if event not in EVENTS:
+        print(f"rose hook: unknown event {event!r}\n{USAGE}", file=sys.stderr)
+        return 0  # never break the host, even when miswired
+    if os.environ.get("ROSE_CHILD") == "1":
+        return 0  # a model process ROSE spawned: its hooks must not recurse
+    roots: list[tuple[str, str]] = []
+    try:
+        payload = _read_payload()
+        roots = _roots(payload.get("cwd"))
+        out = _HANDLERS[event](payload, roots)
+    except Exception as exc:  # the one place that catches everything: the host must not break
+        _report_failure(event, exc, roots)
+        return 0
+    if out:
+        print(json.dumps(out, ensure_ascii=False))
+    return 0
+
+
+def _report_failure(event: str, exc: BaseException, roots: list[tuple[str, str]]) -> None:
+    reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    where = (
+        Path(roots[0][0]) / "events.jsonl"
+        if roots
+        else Path(tempfile.gettempdir()) / ("rose-hook-errors.jsonl")
+    )
+    with contextlib.suppress(OSError):
+        append_event(where, "error", {"hook": event, "error": type(exc).__name__, "detail": reason})
+    print(json.dumps({"systemMessage": f"ROSE · {event} hook skipped: {reason} (logged)"}))
+
+
+# -- handlers ---------------------------------------------------------------------------------
+
+
+def _session_id(payload: dict) -> str:
+    return str(payload.get("session_id") or payload.get("sessionId") or "default")
+
+
+def _with_session(roots, payload, change) -> None:
+    if not roots:
+        return
+    sid = _session_id(payload)
+    path = session_path(roots[0][0], sid)
+    rec = load_session(path, sid)
+    change(rec)
+    save_session(path, rec)
+
+
+def _session_start(payload: dict, roots) -> None:
+    def reset(rec: dict) -> None:
+        if payload.get("source") in ("clear", "compact", "startup", None):
+            rec["served"] = {}  # a fresh or compacted context holds none of what we served
+        rec["transcript_path"] = str(payload.get("transcript_path") or "")
+
+    _with_session(roots, payload, reset)
+
+
+def _pre_compact(payload: dict, roots) -> None:
+    _with_session(roots, payload, lambda rec: rec.__setitem__("served", {}))
+
+
+def _stop(payload: dict, roots) -> None:
+    def count(rec: dict) -> None:
+        rec["stops"] = int(rec.get("stops", 0)) + 1
+
+    _with_session(roots, payload, count)
+
+
+def _session_end(payload: dict, roots) -> None:
+    """Hand off to a detached job at once: the host allows all SessionEnd hooks ~1.5 s."""
+    if not roots:
+        return
+    jobs = Path(roots[0][0]) / "sessions" / "jobs"
+    jobs.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix="session-end-", suffix=".json", dir=jobs)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(payload, fh)
+    subprocess.Popen(
+        [sys.executable, "-m", "rose.jobs", "session-end", name],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "ROSE_JOB": "1"},
+    )
+
+
+def _fresh_view(roots) -> dict | None:
+    """The recall view if it matches the files and settings as they are now, else None."""
+    try:
+        with open(os.path.join(roots[0][0], "recall-view.json"), encoding="utf-8") as fh:
+            view = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    if view.get("stamp") != _scan.stamp(_scan.scan(roots, episodes=False), roots):
+        return None
+    for key, env in (("budget", "ROSE_RECALL_MAX_PACK_TOKENS"),
+                     ("fresh_turns", "ROSE_RECALL_STAYS_FRESH_TURNS")):  # fmt: skip
+        if os.environ.get(env) and os.environ[env].strip() != str(view.get(key)):
+            return None
+    if os.environ.get("ROSE_RECALL_ENABLED"):
+        return None  # an override of the switch itself: let the full path read it
+    return view
+
+
+def _user_prompt_submit(payload: dict, roots) -> dict | None:
+    if not roots:
+        return None
+    prompt = str(payload.get("prompt") or payload.get("user_prompt") or "")
+    view = _fresh_view(roots)
+    note = ""
+    if view is not None and (not view.get("enabled", True) or view.get("empty")):
+        return None
+    if view is not None and view.get("fits"):
+        chosen = view["lessons"]
+    else:
+        from rose.recall import recall_for_hook  # the slow path: store, graph, judge
+
+        view, chosen, note = recall_for_hook(prompt, roots, payload.get("cwd"))
+        if not view or not chosen:
+            return None
+    sid = _session_id(payload)
+    path = session_path(roots[0][0], sid)
+    rec = load_session(path, sid)
+    rec["turn"] = int(rec.get("turn", 0)) + 1
+    result = pack(view, chosen, rec, turn=rec["turn"])
+    result.note = note
+    save_session(path, rec)
+    append_event(
+        Path(roots[0][0]) / "events.jsonl",
+        "inject",
+        {
+            "session": sid,
+            "full": [i["id"] for i in result.full],
+            "refreshed": [i["id"] for i in result.refreshed],
+            "fresh": len(result.fresh),
+            "tokens": result.tokens,
+            "degraded": note,
+        },
+    )
+    out: dict = {"systemMessage": result.status}
+    if result.block:
+        out["hookSpecificOutput"] = {
+            "hookEventName": _HOST_NAMES["user-prompt-submit"],
+            "additionalContext": result.block,
+        }
+    return out
+
+
+_HANDLERS = {
+    "session-start": _session_start,
+    "user-prompt-submit": _user_prompt_submit,
+    "stop": _stop,
+    "pre-compact": _pre_compact,
+    "session-end": _session_end,
+}

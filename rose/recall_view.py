@@ -1,0 +1,103 @@
+"""The materialised recall view: what the prompt hook needs, precomputed on every write.
+
+`recall-view.json` holds the apexes of both scopes with their injected forms already
+rendered (full block and one-line reminder), their token counts, and the budget
+decision (empty store, or everything fits). The hook's fast path reads it with the
+standard library only; its `stamp` says which lesson and config files it was built
+from, so a hand edit or a `git pull` makes it stale and the hook takes the slow path.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from rose import _scan, tokens
+from rose._atomic import write_json
+from rose.graph.engine import Graph
+
+FORMAT = 1
+
+
+@cache
+def _template(name: str):
+    import jinja2
+
+    env = jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    text = (resources.files("rose") / "templates" / f"{name}.j2").read_text(encoding="utf-8")
+    return env.from_string(text)
+
+
+def render(name: str, **context: Any) -> str:
+    return _template(name).render(**context).strip("\n")
+
+
+def fragments(lesson: dict) -> tuple[str, str]:
+    """The full block and the one-line reminder for one lesson (a `lesson_get` row)."""
+    full = render(
+        "inject_lesson",
+        id=lesson["id"],
+        level=lesson["level"],
+        scope=lesson["scope"],
+        title=lesson["title"],
+        body=lesson["body"] or lesson["gist"],
+        patches=lesson["patches"],
+        conflict=lesson["conflict"],
+    )
+    gist = lesson["gist"] or lesson["title"]
+    refresher = render("inject_refresher", id=lesson["id"], title=lesson["title"], gist=gist)
+    return full, refresher
+
+
+def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> dict:
+    """The view for the graph as it is now; `states` is the file scan the graph was synced to."""
+    apex_ids = [r["id"] for r in g.q("apexes", scope="")]
+    rows = {r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=apex_ids)}
+    lessons = []
+    for lid in apex_ids:
+        row = rows[lid]
+        full, refresher = fragments(row)
+        lessons.append(
+            {
+                "id": lid,
+                "title": row["title"],
+                "gist": row["gist"],
+                "level": row["level"],
+                "scope": row["scope"],
+                "family": row["family"],
+                "full": full,
+                "refresher": refresher,
+                "full_tokens": tokens.count(full),
+                "refresher_tokens": tokens.count(refresher),
+                "successes": row["successes"],
+                "failures": row["failures"],
+            }
+        )
+    head, tail = render("inject_head"), render("inject_tail")
+    frame = tokens.count(head) + tokens.count(tail)
+    total = frame + sum(item["full_tokens"] for item in lessons)
+    budget = config.recall.max_pack_tokens
+    return {
+        "format": FORMAT,
+        "stamp": _scan.stamp(states, roots),
+        "enabled": config.recall.enabled,
+        "budget": budget,
+        "fresh_turns": config.recall.stays_fresh_turns,
+        "empty": not lessons,
+        "fits": total <= budget,
+        "total_tokens": total,
+        "head": head,
+        "tail": tail,
+        "lessons": lessons,
+    }
+
+
+def write(path, view: dict) -> None:
+    write_json(path, view)
