@@ -93,6 +93,9 @@ def main(argv: list[str]) -> int:
 
 def _report_failure(event: str, exc: BaseException, roots: list[tuple[str, str]]) -> None:
     reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    if not roots:  # the payload never said where: log to the store of the working directory
+        with contextlib.suppress(Exception):
+            roots = _roots(None)
     where = (
         Path(roots[0][0]) / "events.jsonl"
         if roots

@@ -122,7 +122,7 @@ def recall(
         return _degrade(res, view, budget, _short(exc))
     rank = {v.id: _ORDER.get(v.verdict, 9) for v in res.verdicts}
     picked = sorted(res.chosen, key=lambda item: (rank.get(item["id"], 9), -item["level"]))
-    res.chosen = _within(picked, budget)
+    res.chosen = _within(picked, budget - view.get("frame_tokens", 0))
     dropped = len(picked) - len(res.chosen)
     if dropped:
         res.decisions.append(f"{dropped} chosen lesson(s) left out: over the {budget}-token budget")
@@ -137,7 +137,7 @@ def _short(exc: Exception) -> str:
 
 def _degrade(res: RecallResult, view: dict, budget: int, why: str) -> RecallResult:
     res.degraded = why
-    res.chosen = _ranked(list(view["lessons"]), budget)
+    res.chosen = _ranked(list(view["lessons"]), budget - view.get("frame_tokens", 0))
     res.decisions.append(f"degraded ({why}): served the budget-ranked apexes")
     return res
 

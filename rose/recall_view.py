@@ -17,7 +17,7 @@ from rose import _scan, tokens
 from rose._atomic import write_json
 from rose.graph.engine import Graph
 
-FORMAT = 1
+FORMAT = 2
 
 
 @cache
@@ -93,6 +93,7 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
         "empty": not lessons,
         "fits": total <= budget,
         "total_tokens": total,
+        "frame_tokens": frame,
         "head": head,
         "tail": tail,
         "lessons": lessons,

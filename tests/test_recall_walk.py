@@ -1,0 +1,159 @@
+"""Recall past the budget: the model is asked about the apexes in one call, only `descend`
+branches are opened, an `unrelated` branch is never walked, the judge-call budget leaves
+the unresolved served rather than dropped, and a failing model degrades to the
+budget-ranked apexes. Snapshots pin the injected block and the trace."""
+
+from __future__ import annotations
+
+import pytest
+
+from rose import config
+from rose.errors import BackendTimeout
+from rose.judge import for_store
+from rose.model.scripted import ScriptedBackend
+from rose.models import Claim, Node
+from rose.recall import recall
+from rose.store import Store
+from rose.trace import inspect, render
+from tests._snapshot import check
+
+pytestmark = pytest.mark.graph
+
+
+@pytest.fixture
+def dag(store: Store) -> Store:
+    """Two families; `deploy` has an abstract apex over two concrete lessons."""
+    s = store
+    s.save(
+        Node(
+            id="n_argo0001",
+            family="deploy",
+            title="Argo dedupe key",
+            gist="Rollouts dedupe on the image digest.",
+            body="Argo dedupes by digest. " * 12,
+        )
+    )
+    s.save(
+        Node(
+            id="n_helm0001",
+            family="deploy",
+            title="Helm values order",
+            gist="Later -f files win.",
+            body="Helm merges -f files left to right. " * 12,
+        )
+    )
+    s.save(
+        Node(
+            id="n_deploy001",
+            family="deploy",
+            title="Deploys",
+            level=1,
+            gist="How deploys work here.",
+            body="Deploys go through Argo and Helm.",
+            derived_from=["n_argo0001", "n_helm0001"],
+            dropped=[Claim(claim="dedupe on digest", holder="n_argo0001")],
+        )
+    )
+    s.save(
+        Node(
+            id="n_css00001",
+            family="style",
+            title="CSS tokens",
+            gist="Use design tokens.",
+            body="Never hard-code colours. " * 12,
+        )
+    )
+    config.set_override(s.primary.config, "recall.max_pack_tokens", "170")
+    return Store.open()
+
+
+def _judge(store: Store, *answers) -> tuple:
+    backend = ScriptedBackend({"relevance": list(answers)})
+    return for_store(store, backend=backend), backend
+
+
+def _verdicts(**by_id: str) -> dict:
+    return {
+        "verdicts": [{"id": k, "verdict": v, "reason": f"{v} because"} for k, v in by_id.items()]
+    }
+
+
+def test_descend_opens_children_and_unrelated_is_never_walked(dag: Store):
+    judge, backend = _judge(
+        dag,
+        _verdicts(n_deploy001="descend", n_css00001="unrelated"),
+        _verdicts(n_argo0001="relevant", n_helm0001="unrelated"),
+    )
+    res = recall(dag, "the deploy is stuck", judge=judge)
+    assert [i["id"] for i in res.chosen] == ["n_argo0001"], res.decisions
+    assert res.calls == 2
+    first, second = (r.prompt for r in backend.requests)
+    assert "[n_deploy001]" in first and "[n_css00001]" in first
+    assert "Argo dedupes by digest" not in first  # one line per candidate, never the body
+    assert "[n_argo0001]" in second and "[n_css00001]" not in second
+
+
+def test_budget_of_calls_serves_the_unresolved(dag: Store):
+    config.set_override(dag.primary.config, "recall.judge_calls", "1")
+    store = Store.open()
+    judge, _ = _judge(store, _verdicts(n_deploy001="descend", n_css00001="unrelated"))
+    res = recall(store, "the deploy is stuck", judge=judge)
+    assert res.calls == 1
+    unresolved = {v.id for v in res.verdicts if v.verdict == "unresolved"}
+    assert unresolved == {"n_argo0001", "n_helm0001"}  # opened, never judged: still served
+    assert res.chosen and {i["id"] for i in res.chosen} <= unresolved
+    assert any("unresolved" in d for d in res.decisions)
+
+
+def test_failing_model_degrades_to_ranked_apexes(dag: Store):
+    judge, _ = _judge(dag, BackendTimeout("scripted", 5))
+    res = recall(dag, "anything", judge=judge)
+    assert res.degraded and "5s" in res.degraded
+    assert res.chosen  # something is still served, within the budget
+    assert sum(i["full_tokens"] for i in res.chosen) <= 170 or len(res.chosen) == 1
+
+
+def test_invalid_answer_is_a_failure_not_a_pass(dag: Store):
+    judge, _ = _judge(dag, {"verdicts": [{"id": "n_deploy001", "verdict": "sure"}]})
+    res = recall(dag, "anything", judge=judge)
+    assert "does not fit" in res.degraded
+
+
+def test_block_and_trace_snapshots(dag: Store):
+    judge, _ = _judge(
+        dag,
+        _verdicts(n_deploy001="descend", n_css00001="unrelated"),
+        _verdicts(n_argo0001="relevant", n_helm0001="maybe"),
+    )
+    res, result = inspect(dag, "the deploy is stuck", judge=judge)
+    check("recall_block.txt", result.block + "\n")
+    check("recall_trace.txt", render(res, result) + "\n")
+    assert result.status.startswith("ROSE · 1 lesson · ")  # the maybe did not fit the budget
+    assert result.tokens <= 170
+    assert any("left out" in d for d in res.decisions)
+
+
+def test_fits_block_snapshot_is_deterministic(store: Store):
+    store.save(
+        Node(
+            id="n_b0000001",
+            title="Second",
+            gist="g2",
+            body="Body two.",
+            patches=["restored detail"],
+        )
+    )
+    store.save(
+        Node(
+            id="n_a0000001",
+            title="First",
+            gist="g1",
+            body="Body one.",
+            conflict="Is it 5433 or 5434?",
+            status="disputed",
+        )
+    )
+    res, result = inspect(store, "anything")
+    again = inspect(Store.open(), "anything")[1]
+    assert result.block == again.block
+    check("fits_block.txt", result.block + "\n")
