@@ -15,8 +15,10 @@ events.jsonl
 judge-cache/
 graph.*
 recall-view.json
+index.txt
+query-history
 reports/
-*.tmp
+.*.tmp
 """
 
 

@@ -113,7 +113,8 @@ def recall(
         try:
             from rose.judge import for_store
 
-            judge = for_store(store)
+            # One call must leave room for the rest of the walk inside the deadline.
+            judge = for_store(store, timeout_s=max(1.0, deadline_s * 0.6))
         except RoseError as exc:
             return _degrade(res, view, budget, f"no model ({exc})")
     try:
