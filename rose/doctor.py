@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from rose.errors import RoseError
@@ -37,7 +40,7 @@ def diagnose() -> dict[str, Any]:
         store = Store.open()
     except RoseError as exc:
         checks.append(_check("store", "fail", str(exc)))
-        return {"checks": checks}
+        return {"checks": checks + wiring()}
     where = store.project.root if store.project else store.primary.root
     checks.append(_check("store", "ok", str(where)))
     if store.global_:
@@ -58,4 +61,121 @@ def diagnose() -> dict[str, Any]:
     except RoseError as exc:
         checks.append(_check("graph", "fail", str(exc)))
     checks += _backends(store.config.agent)
+    checks += wiring(store.project.root.parent if store.project else None)
     return {"checks": checks}
+
+
+def _launcher_problem(prog: list[str]) -> str | None:
+    """Why the program a wired hook runs would not start, or None when it would."""
+    exe = prog[0]
+    if "CLAUDE_PLUGIN_ROOT" in exe:
+        return None  # the plugin's own launcher; only Claude Code knows where it lives
+    if os.sep in exe or "/" in exe:
+        if not os.access(exe, os.X_OK):
+            return f"{exe} does not exist or is not executable"
+    elif shutil.which(exe) is None:
+        return f"`{exe}` is not on PATH"
+    if len(prog) == 3:  # <python> -m rose
+        try:
+            ok = subprocess.run([exe, "-c", "import rose"], capture_output=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"{exe} -m rose cannot run ({exc})"
+        if ok.returncode != 0:
+            return f"{exe} cannot import rose"
+    return None
+
+
+def _wired_in(data: dict) -> dict[str, list[list[str]]]:
+    """ROSE event -> the launcher of every handler that runs `rose hook <event>`."""
+    from rose import _settings_json as sj
+
+    found: dict[str, list[list[str]]] = {}
+    for groups in data.get("hooks", {}).values():
+        for h in sj.handlers(groups):
+            hit = sj.rose_event(h.get("command")) if isinstance(h, dict) else None
+            if hit:
+                found.setdefault(hit[1], []).append(hit[0])
+    return found
+
+
+def _location(name: str, path: Path, found: dict[str, list[list[str]]]) -> dict[str, str]:
+    from rose._settings_json import EVENTS
+
+    progs = {" ".join(p) for ps in found.values() for p in ps}
+    where = f"{len(found)}/{len(EVENTS)} events -> {', '.join(sorted(progs))} ({path})"
+    problems = {why for ps in found.values() for p in ps if (why := _launcher_problem(p))}
+    if problems:
+        return _check(name, "fail", f"{where}; " + "; ".join(sorted(problems)))
+    missing = [e for e in EVENTS if e not in found]
+    twice = [e for e, ps in found.items() if len(ps) > 1]
+    if missing:
+        return _check(name, "warn", f"{where}; missing {', '.join(missing)}: run `rose install`")
+    if twice:
+        return _check(name, "warn", f"{where}; wired more than once: {', '.join(twice)}")
+    return _check(name, "ok", where)
+
+
+def _enabled_plugin(data: dict) -> str | None:
+    plugins = data.get("enabledPlugins")
+    if isinstance(plugins, dict):
+        return next((k for k, v in plugins.items() if v and k.split("@")[0] == "rose"), None)
+    return None
+
+
+def _hook_places(target: str, scope: str, project_dir: Path | None) -> list[dict[str, str]]:
+    """The checks for one hooks file: ROSE's hooks in it and, for Claude, the plugin."""
+    from rose import _settings_json as sj
+    from rose.install import hooks_file
+
+    name = f"hooks {target} {scope}"
+    path = hooks_file(target, scope, project_dir)
+    try:
+        data = sj.parse(path, path.read_text(encoding="utf-8") if path.is_file() else None)
+    except (OSError, UnicodeDecodeError, sj.SettingsFileError) as exc:
+        return [_check(name, "warn", str(exc))]
+    found = _wired_in(data)
+    out = [_location(name, path, found)] if found else []
+    plugin = _enabled_plugin(data) if target == "claude" else None
+    if plugin:
+        out.append(_check(f"plugin claude {scope}", "ok", f"{plugin} enabled ({path})"))
+    return out
+
+
+def wiring(project_dir: Path | None = None) -> list[dict[str, str]]:
+    """Which hooks are wired where (Claude Code user/project/plugin, Codex), and whether
+    each wired command points at a rose that exists."""
+    from rose.install import BEGIN, agents_file
+
+    checks: list[dict[str, str]] = []
+    for target in ("claude", "codex"):
+        for scope in ("user", "project"):
+            checks += _hook_places(target, scope, project_dir)
+    for scope in ("user", "project"):
+        md = agents_file(scope, project_dir)
+        if md.is_file() and BEGIN in md.read_text(encoding="utf-8", errors="replace"):
+            checks.append(_check(f"AGENTS.md {scope}", "ok", f"recall block in {md}"))
+    claude = [
+        c["name"].removeprefix("hooks claude ") + " settings"
+        for c in checks
+        if c["name"].startswith("hooks claude ") and " events -> " in c["detail"]
+    ]
+    claude += ["the plugin"] if any(c["name"].startswith("plugin claude") for c in checks) else []
+    if len(claude) > 1:
+        where = ", ".join(claude)
+        checks.append(
+            _check(
+                "hooks claude",
+                "warn",
+                f"wired in {where}: each event runs ROSE more than once; uninstall all but one",
+            )
+        )
+    if not any(c["name"].startswith(("hooks", "plugin")) for c in checks):
+        checks.append(
+            _check(
+                "hooks",
+                "warn",
+                "not wired anywhere: run `rose install` "
+                "(Claude Code) or `rose install --target codex`",
+            )
+        )
+    return checks

@@ -36,6 +36,8 @@ _GROUPS = (
     "lesson_cmds",
     "query_cmds",
     "config_cmds",
+    "install_cmds",
+    "recall_cmds",
 )
 
 
