@@ -38,6 +38,7 @@ _GROUPS = (
     "config_cmds",
     "install_cmds",
     "recall_cmds",
+    "report_cmds",
 )
 
 
