@@ -15,9 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rose import tokens
+from rose import recall_view
 from rose.errors import RoseError
-from rose.recall_view import fragments
 from rose.store import Store
 
 _ORDER = {"relevant": 0, "maybe": 1, "unresolved": 2, "fits": 3, "ranked": 4}
@@ -45,24 +44,6 @@ class RecallResult:
     @property
     def note(self) -> str:
         return f"degraded: {self.degraded}" if self.degraded else ""
-
-
-def _item(row: dict) -> dict:
-    full, refresher = fragments(row)
-    return {
-        "id": row["id"],
-        "title": row["title"],
-        "gist": row["gist"],
-        "level": row["level"],
-        "scope": row["scope"],
-        "family": row["family"],
-        "full": full,
-        "refresher": refresher,
-        "full_tokens": tokens.count(full),
-        "refresher_tokens": tokens.count(refresher),
-        "successes": row["successes"],
-        "failures": row["failures"],
-    }
 
 
 def _ranked(items: list[dict], budget: int) -> list[dict]:
@@ -189,7 +170,7 @@ def _children(store: Store, parents: list[dict], res: RecallResult) -> list[dict
         lesson = r["lesson"]
         if lesson["id"] not in seen and lesson["id"] not in have:
             have.add(lesson["id"])
-            out.append(_item(lesson))
+            out.append(recall_view.item(lesson))
     for parent in parents:
         if not any(r["parent"] == parent["id"] for r in rows):  # nothing below: serve it
             res.chosen.append(parent)

@@ -56,30 +56,30 @@ def fragments(lesson: dict) -> tuple[str, str]:
     return full, refresher
 
 
+def item(row: dict) -> dict:
+    """A lesson as recall serves it: its fields, both injected forms and their token counts."""
+    full, refresher = fragments(row)
+    return {
+        "id": row["id"],
+        "title": row["title"],
+        "gist": row["gist"],
+        "level": row["level"],
+        "scope": row["scope"],
+        "family": row["family"],
+        "full": full,
+        "refresher": refresher,
+        "full_tokens": tokens.count(full),
+        "refresher_tokens": tokens.count(refresher),
+        "successes": row["successes"],
+        "failures": row["failures"],
+    }
+
+
 def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> dict:
     """The view for the graph as it is now; `states` is the file scan the graph was synced to."""
     apex_ids = [r["id"] for r in g.q("apexes", scope="")]
     rows = {r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=apex_ids)}
-    lessons = []
-    for lid in apex_ids:
-        row = rows[lid]
-        full, refresher = fragments(row)
-        lessons.append(
-            {
-                "id": lid,
-                "title": row["title"],
-                "gist": row["gist"],
-                "level": row["level"],
-                "scope": row["scope"],
-                "family": row["family"],
-                "full": full,
-                "refresher": refresher,
-                "full_tokens": tokens.count(full),
-                "refresher_tokens": tokens.count(refresher),
-                "successes": row["successes"],
-                "failures": row["failures"],
-            }
-        )
+    lessons = [item(rows[lid]) for lid in apex_ids]
     head, tail = render("inject_head"), render("inject_tail")
     frame = tokens.count(head) + tokens.count(tail)
     total = frame + sum(item["full_tokens"] for item in lessons)
