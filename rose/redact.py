@@ -10,7 +10,10 @@ Standard library only, patterns compiled at import: this sits on a hook's hot pa
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds to import; the hook cannot spare them
+    from typing import Any
 
 __all__ = ["redact", "redact_obj"]
 
@@ -34,7 +37,9 @@ _PEM = re.compile(
 
 _PROVIDERS = {
     "anthropic-key": r"sk-ant-[A-Za-z0-9_-]{20,}",
-    "openai-key": r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}[A-Za-z0-9_-]*)",
+    # Legacy keys open with 20+ alphanumerics, which spares slugs like `sk-learn-...`.
+    "openai-key": r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
+    r"|[A-Za-z0-9]{20,}[A-Za-z0-9_-]*)",
     "aws-key": r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
     "github-token": r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}",
     "gitlab-token": r"gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}",
@@ -55,8 +60,8 @@ _TOKENS = re.compile(
 )
 
 _BEARER = re.compile(
-    _START + r"(bearer[ \t]+)(?!\[REDACTED:)(?=[A-Za-z0-9._~+/-]*[0-9])([A-Za-z0-9._~+/-]{16,}=*)",
-    re.IGNORECASE,
+    _START + r"((?i:bearer)[ \t]+)(?!\[REDACTED:)(?=[A-Za-z0-9._~+/-]*[0-9])"
+    r"[A-Za-z0-9._~+/-]{16,}=*"
 )
 
 _URL_PASSWORD = re.compile(
@@ -74,28 +79,35 @@ _CARD = re.compile(
 
 # `tokens` and `tokenizer` are counts and model names, not credentials.
 _KEYWORD = (
-    r"(?:secret|token(?!s|iz)|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key"
+    r"(?i:secret|token(?!s|iz)|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key"
     r"|private[_-]?key|credential|authorization)"
 )
-_SCHEMES = r"(?:bearer|basic|token|bot|digest)"
-_SECRET_KEY = re.compile(_KEYWORD, re.IGNORECASE)
+_SCHEMES = r"(?i:bearer|basic|token|bot|digest)"
+_SECRET_KEY = re.compile(_KEYWORD)
 _WORKING_DIR = re.compile(r"[nrt]?(?:old)?pwd", re.IGNORECASE)  # $PWD is a path
+# A value is quoted (string prefixes like f"" allowed) or bare; an auth scheme
+# opening it (`Bearer xyz`) is kept. A bare value never starts with a scheme, so
+# `Bearer [REDACTED:...]` cannot be matched again as the value `Bearer`.
+_QUOTED = (
+    r"[rRbBfFuU]{0,2}(?P<vq>\\?[\"'`])"
+    r"(?:" + _SCHEMES + r"[ \t]+)?(?P<qval>(?:\\.|[^\\\n\"])*?)(?P=vq)"
+)
+_BARE = (
+    r"(?:" + _SCHEMES + r"[ \t]+|(?!" + _SCHEMES + r"\b))"
+    r"(?P<val>\$\{\{[^}\n\"\\]*\}\}|[^\s\"'`\\,;:=(){}\[\]][^\s\"'`\\,;)}\]]*)"
+)
 _ASSIGN = re.compile(
     r"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]{0,60}" + _KEYWORD + r"[A-Za-z0-9_.-]{0,60})"
-    r"(?P<kq>\\?[\"'])?[ \t]*(?:[:=]=?|=>)[ \t]*"
-    # A value may open with an auth scheme (`Bearer xyz`), which is kept.
-    r"(?:(?P<vq>\\?[\"'`])(?:" + _SCHEMES + r"[ \t]+)?(?P<qval>(?:\\.|[^\\\n\"])*?)(?P=vq)"
-    r"|(?:" + _SCHEMES + r"[ \t]+|(?!" + _SCHEMES + r"\b))"
-    r"(?P<val>[^\s\"'`\\,;:=(){}\[\]][^\s\"'`\\,;)}\]]*))",
-    re.IGNORECASE,
+    r"(?P<kq>\\?[\"'])?[ \t]*(?:[:=]=?|=>)[ \t]*(?:" + _QUOTED + "|" + _BARE + ")"
 )
 # Unquoted values that are code or placeholders, not secrets: types, literals,
 # `$VAR`, `os.environ[...`, `getpass(...`.
 _HARMLESS = re.compile(
-    r"(?:none|null|nil|true|false|undefined|&?str|bytes|int|bool|string|secretstr"
-    r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z_][A-Za-z0-9_.]*[(\[].*)",
-    re.IGNORECASE,
+    r"(?i:none|null|nil|true|false|undefined|&?str|bytes|int|bool|string|secretstr)"
+    r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z_][A-Za-z0-9_.]*[(\[].*"
 )
+# Template slots: {token}, ${VAR}, ${{ secrets.X }}.
+_TEMPLATE = re.compile(r"\$?\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}?")
 _QUOTE_OR_ESCAPE = re.compile(r'\\.|"')
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 # What lies between two JSON strings; seen when `"...password=", "next"` is
@@ -173,7 +185,7 @@ def _is_card(digits: str) -> bool:
 
     The first-digit rule spares millisecond and nanosecond timestamps (they start with 1).
     """
-    if not 13 <= len(digits) <= 19 or digits[0] not in "23456" or not digits.isascii():
+    if not 13 <= len(digits) <= 19 or digits[0] not in "23456":
         return False
     total = 0
     for i, ch in enumerate(reversed(digits)):
@@ -200,7 +212,7 @@ def _assignment(m: re.Match[str]) -> str:
     kind = _key_kind(m["key"])
     quoted = m["vq"] is not None
     value = m["qval"] if quoted else m["val"]
-    if kind is None or not value or value.startswith(_MARK):
+    if kind is None or not value or value.startswith(_MARK) or _TEMPLATE.fullmatch(value):
         return m[0]
     if quoted and m["vq"] == '"' and _is_json_gap(value):
         return m[0]

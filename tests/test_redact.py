@@ -28,8 +28,11 @@ GITHUB = {p: p + "_" + "a1B2c3D4e5" * 4 for p in ("ghp", "gho", "ghu", "ghs", "g
 GITHUB_PAT = "github_pat_" + "11ABCDEFG0" * 3 + "_" + "xYz9" * 10
 GITLAB = "glpat-" + "xY9_zW8-" * 3
 SLACK = {c: "xox" + c + "-" + "1234567890-" + "aBcDeFgHiJkL" for c in "abprs"}
-STRIPE = {p: p + "_" + mode + "_" + "4eC39HqLyjWDarjtT1zdp7dc" for p in ("sk", "rk", "pk")
-          for mode in ("live", "test")}  # fmt: skip
+STRIPE = {
+    p: p + "_" + mode + "_" + "4eC39HqLyjWDarjtT1zdp7dc"
+    for p in ("sk", "rk", "pk")
+    for mode in ("live", "test")
+}
 GOOGLE = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
 NPM = "npm_" + "a1B2c3D4e5F6" * 3
 HF = "hf_" + "aBcDeFgHiJ" * 3 + "kL"
@@ -41,10 +44,14 @@ JWT = (
     + "."
     + "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
 )
-BEARER = "Zm9vYmFy" + "YmF6cXV4" + "MTIzNDU2"  # fmt: skip
+BEARER = "Zm9vYmFy" + "YmF6cXV4" + "MTIzNDU2"
 PEM_BODY = "MIIEpAIBAAKCAQEA" + "q1w2e3r4t5y6u7i8" * 4
-CARDS = {"visa": "4111" + "1111" * 3, "mastercard": "5555" + "5555" + "5555" + "4444",
-         "amex": "3782" + "822463" + "10005", "discover": "6011" + "1111" * 2 + "1117"}  # fmt: skip
+CARDS = {
+    "visa": "4111" + "1111" * 3,
+    "mastercard": "5555" + "5555" + "5555" + "4444",
+    "amex": "3782" + "822463" + "10005",
+    "discover": "6011" + "1111" * 2 + "1117",
+}
 
 PROVIDERS = [
     ("openai-key", OPENAI),
@@ -84,7 +91,7 @@ def test_a_token_after_a_json_escaped_newline_is_still_found():
         (
             "curl -H 'authorization: token " + BEARER + "' x",
             "curl -H 'authorization: token [REDACTED:auth-token]' x",
-        ),  # fmt: skip
+        ),
         (
             '{"Authorization": "Basic ' + BEARER + '"}',
             '{"Authorization": "Basic [REDACTED:auth-token]"}',
@@ -97,8 +104,16 @@ def test_bearer_and_authorization_headers_are_redacted(text, expected):
     assert redact(text) == expected
 
 
-@pytest.mark.parametrize("label", ["RSA PRIVATE KEY", "PRIVATE KEY", "OPENSSH PRIVATE KEY",
-                                   "EC PRIVATE KEY", "PGP PRIVATE KEY BLOCK"])  # fmt: skip
+@pytest.mark.parametrize(
+    "label",
+    [
+        "RSA PRIVATE KEY",
+        "PRIVATE KEY",
+        "OPENSSH PRIVATE KEY",
+        "EC PRIVATE KEY",
+        "PGP PRIVATE KEY BLOCK",
+    ],
+)
 def test_pem_private_key_blocks_are_redacted(label):
     block = f"-----BEGIN {label}-----\n{PEM_BODY}\n{PEM_BODY[:40]}\n-----END {label}-----"
     text = f"wrote id_rsa:\n{block}\nthen ran chmod 600"
@@ -114,14 +129,18 @@ def test_a_truncated_pem_block_is_redacted_up_to_the_prose():
 @pytest.mark.parametrize(
     ("url", "expected"),
     [
-        ("postgres://admin:" + "s3cr3t" + "@db.example.com:5432/app",
-         "postgres://admin:[REDACTED:password]@db.example.com:5432/app"),
+        (
+            "postgres://admin:" + "s3cr3t" + "@db.example.com:5432/app",
+            "postgres://admin:[REDACTED:password]@db.example.com:5432/app",
+        ),
         ("redis://:" + "hunter2" + "@cache:6379/0", "redis://:[REDACTED:password]@cache:6379/0"),
-        ("git clone https://bob:" + "p%40ss:w0rd" + "@git.example.org/r.git",
-         "git clone https://bob:[REDACTED:password]@git.example.org/r.git"),
+        (
+            "git clone https://bob:" + "p%40ss:w0rd" + "@git.example.org/r.git",
+            "git clone https://bob:[REDACTED:password]@git.example.org/r.git",
+        ),
         ("see http://localhost:8080/path?q=1", "see http://localhost:8080/path?q=1"),
     ],
-)  # fmt: skip
+)
 def test_url_passwords_are_redacted_keeping_user_and_host(url, expected):
     assert redact(url) == expected
 
@@ -136,14 +155,16 @@ def test_url_passwords_are_redacted_keeping_user_and_host(url, expected):
         ("apikey='" + "k3y" + "'", "apikey='[REDACTED:api-key]'"),
         ("ACCESS_KEY=" + "xyz789", "ACCESS_KEY=[REDACTED:api-key]"),
         ("aws_secret_access_key = " + AWS_SECRET, "aws_secret_access_key = [REDACTED:aws-secret]"),
-        ('{"password": "' + "hunter2" + '", "user": "bob"}',
-         '{"password": "[REDACTED:password]", "user": "bob"}'),
+        (
+            '{"password": "' + "hunter2" + '", "user": "bob"}',
+            '{"password": "[REDACTED:password]", "user": "bob"}',
+        ),
         ('{"db_password": ' + "1234" + "}", '{"db_password": "[REDACTED:password]"}'),
         ("mysql --password=" + "pw1 -u root", "mysql --password=[REDACTED:password] -u root"),
         ("X-Api-Key: " + "abc123", "X-Api-Key: [REDACTED:api-key]"),
         ("GET /v1?api_key=" + "abc123&page=2", "GET /v1?api_key=[REDACTED:api-key]"),
     ],
-)  # fmt: skip
+)
 def test_assigned_secrets_are_redacted_keeping_the_key_name(text, expected):
     assert redact(text) == expected
 
@@ -173,8 +194,11 @@ def test_luhn_valid_card_numbers_are_redacted(card, sep):
         "max_tokens=4096, token_count: 12, tokenizer='cl100k'",
         "PWD=/home/u/project OLDPWD=/tmp",
         'token=os.environ["GITHUB_TOKEN"]',
+        'client = OpenAI(api_key=os.getenv("OPENAI_API_KEY"))',
+        'headers = {"Authorization": f"Bearer {token}"}',
+        "password: ${{ secrets.DB_PASSWORD }}\nAPI_TOKEN=$API_TOKEN",
         "def login(password: str | None = None) -> None:",
-        "version v2.0.0-rc.1 sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "v2.0.0-rc.1 sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     ],
 )
 def test_ordinary_text_survives_untouched(text):
@@ -196,20 +220,25 @@ def test_redact_obj_redacts_nested_strings_and_secret_keys():
         "password": "[REDACTED:password]",
         "empty_token": "",
         "max_tokens": 4096,
-        "nested": [{"api_key": "[REDACTED:api-key]"}, ("log [REDACTED:openai-key]", 3, None, True, 1.5)],
+        "nested": [
+            {"api_key": "[REDACTED:api-key]"},
+            ("log [REDACTED:openai-key]", 3, None, True, 1.5),
+        ],
         "card": "[REDACTED:card]",
         "cfg": {"url": "https://bob:[REDACTED:password]@host/x", "PWD": "/home/bob"},
-    }  # fmt: skip
+    }
     assert obj["password"] == "hunter2"  # a copy, not in place
     assert redact_obj(redact_obj(obj)) == redact_obj(obj)
 
 
+# Secrets, keywords and the punctuation around them, for the property tests to shuffle.
 FRAGMENTS = [
-    OPENAI, ANTHROPIC, AWS_ID, GITHUB["ghp"], JWT, GOOGLE, CARDS["visa"], "4111 1111",
-    "password", "token", "api_key", "PWD", "secret", "Bearer ", "Authorization: ",
-    "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", PEM_BODY,
-    "https://", "u", ":", "@", "=", ": ", '"', "'", "\\", "\\n", "\n", " ", "-", ",", "[", "]",
-    "{", "}", "(", "$", "[REDACTED:x]", "1234", "3f2a9c1d", "a", "é",
+    OPENAI, ANTHROPIC, AWS_ID, GITHUB["ghp"], JWT, GOOGLE, CARDS["visa"], "4111 1111", "6011-",
+    "password", "token", "api_key", "PWD", "secret", "max_tokens", "Bearer ", "Authorization: ",
+    "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", PEM_BODY, "https://",
+    "u", ":", "@", "=", ": ", ":=", "==", '"', "'", "`", "\\", "\\n", '\\"', "\n", "\t", " ",
+    "-", ",", "[", "]", "{", "}", "(", "$", "${{", "f", "null", "[REDACTED:x]", "1234", "3f2a9c1d",
+    "a", "é",
 ]  # fmt: skip
 texts = st.one_of(st.text(), st.lists(st.sampled_from(FRAGMENTS), max_size=25).map("".join))
 
