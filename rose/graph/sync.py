@@ -151,7 +151,8 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
             rows = [episode_row(e, st.scope, st.path) for e, st in episodes]
             g.q("episodes_create", rows=rows)
         for link in _LINKS:
-            g.q(link, everything=full, ids=touched)
+            # A full rebuild links everything; an id list would be checked row by row for nothing.
+            g.q(link, everything=full, ids=[] if full else touched)
         if not full:
             g.q("files_delete", paths=sorted(stale))
         file_rows = [

@@ -1,0 +1,309 @@
+"""How the graph keeps up as a store grows: reindex, sync on open, and every named read query.
+
+    python benchmarks/graph_scale.py [--json] [--sizes 1000,10000,100000] [--repeat N]
+                                     [--engine kuzu|ladybug] [--keep DIR]
+
+For each size a seeded synthetic store (see `_synth.py`) is written to a temp
+folder (or under --keep, where the next run reuses it), then timed: a full
+reindex from scratch (the graph and the recall view deleted first, as on a
+fresh clone), opening the graph when nothing changed, opening it after one
+lesson file changed, and, inside one open graph, the median of --repeat runs
+of each read query. Only the project scope is used: `~/.rose` is never read.
+Targets are printed beside the figures; a miss is reported, never an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from _synth import Synth, generate  # beside this script, which is run as a file
+
+QUERY_TARGET_MS = ((10_000, 10.0), (100_000, 50.0))  # (up to this many lessons, ms)
+REINDEX_TARGET_S = ((10_000, 30.0),)
+
+Params = Callable[[Synth, int], dict[str, Any]]
+
+
+def _pick(ids: list[str], i: int) -> str:
+    return ids[i % len(ids)]
+
+
+#: Each read query and its parameters for the i-th repeat (ids rotate so no run repeats one).
+QUERIES: dict[str, Params] = {
+    "apexes": lambda s, i: {"scope": ""},
+    "subtree": lambda s, i: {"id": _pick(s.deep, i)},
+    "regression_set": lambda s, i: {"id": _pick(s.deep, i + 1)},
+    "delta_manifest": lambda s, i: {"id": _pick(s.deep, i + 2)},
+    "descent_candidates": lambda s, i: {"id": _pick(s.deep, i + 3)},
+    "ancestors": lambda s, i: {"id": _pick(s.bases, i)},
+    "families": lambda s, i: {},
+    "conflicts": lambda s, i: {},
+    "co_usage": lambda s, i: {"limit": 50},
+    "level_counts": lambda s, i: {},
+    "episode_count": lambda s, i: {},
+    "lessons_all": lambda s, i: {},
+}
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _ms(seconds: float) -> float:
+    return seconds * 1000.0
+
+
+def _target(table: tuple[tuple[int, float], ...], size: int) -> float | None:
+    return next((limit for upto, limit in table if size <= upto), None)
+
+
+@contextmanager
+def _workdir(size: int, keep: Path | None) -> Iterator[Path]:
+    """The `.rose` folder for one size: kept under `keep` (and reused next time), or temporary."""
+    if keep is not None:
+        yield (keep / str(size) / ".rose").resolve()
+        return
+    with tempfile.TemporaryDirectory(prefix=f"rose-graph-scale-{size}-") as tmp:
+        yield Path(tmp) / ".rose"
+
+
+def _drop_derived(root: Path) -> None:
+    """Remove what a fresh clone would lack (the graph, the recall view): reindex from scratch."""
+    for p in [*root.glob("graph.*"), root / "recall-view.json"]:
+        if p.is_dir():
+            shutil.rmtree(p)
+        else:
+            p.unlink(missing_ok=True)
+
+
+def _touch(path: Path, n: int) -> None:
+    """Change one lesson's body, as an edit or a `git pull` would."""
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.rstrip("\n") + f" Edited {n}.\n", encoding="utf-8")
+
+
+def _parse_estimate(store: Any, synth: Synth, sample: int = 300) -> float:
+    """Seconds a full reindex spends parsing files, from a timed sample of them."""
+    from rose.graph.sync import scan
+    from rose.nodefile import read_episode, read_node
+
+    files = list(scan(store.dirs).values())
+    rng = random.Random(1)
+    total = 0.0
+    for kind, count in (("node", synth.lessons), ("episode", synth.episodes)):
+        some = [f for f in files if f.kind == kind]
+        some = rng.sample(some, min(sample, len(some)))
+        t0 = time.perf_counter()
+        for f in some:
+            read_node(Path(f.path), f.scope) if kind == "node" else read_episode(Path(f.path))
+        total += (time.perf_counter() - t0) / max(1, len(some)) * count
+    return total
+
+
+def _noop_breakdown(store: Any, runs: int) -> dict[str, float]:
+    """What a no-op open costs, piece by piece: opening the database, the file scan, files_all."""
+    from rose.graph.engine import open_graph
+    from rose.graph.sync import scan
+
+    opens, scans, reads = [], [], []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        with open_graph(store.graph_path, store.engine) as g:
+            t1 = time.perf_counter()
+            g.q("files_all")
+            reads.append(time.perf_counter() - t1)
+        opens.append(time.perf_counter() - t0 - reads[-1])
+        t0 = time.perf_counter()
+        scan(store.dirs)
+        scans.append(time.perf_counter() - t0)
+    return {
+        "no-op: open+close": _ms(statistics.median(opens)),
+        "no-op: file scan": _ms(statistics.median(scans)),
+        "no-op: files_all read": _ms(statistics.median(reads)),
+    }
+
+
+def _edit_breakdown(store: Any, path: Path) -> dict[str, float]:
+    """One edit split into the graph's own sync and what `Store.graph()` does around it."""
+    from rose.graph.engine import open_graph
+    from rose.graph.sync import sync
+
+    _touch(path, -1)
+    with open_graph(store.graph_path, store.engine) as g:
+        t0 = time.perf_counter()
+        sync(g, store.dirs)
+        synced = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    with store.graph():  # the graph is current now: what is left is the store's own upkeep
+        pass
+    return {
+        "edit: sync() alone": _ms(synced),
+        "edit: next Store.graph() (view rebuild)": _ms(time.perf_counter() - t0),
+    }
+
+
+def _time_open(store: Any) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    with store.graph():
+        pass
+    return _ms(time.perf_counter() - t0), store.last_sync
+
+
+def _time_syncs(store: Any, root: Path, synth: Synth, runs: int) -> tuple[float, float]:
+    """Median ms of an open with nothing changed, and of one after a lesson file was edited."""
+    noop, one = [], []
+    for _ in range(runs):
+        ms, rep = _time_open(store)
+        noop.append(ms)
+        if rep.changed:
+            _say(f"[{synth.lessons:,}] warning: a no-op sync read {rep.read} files")
+    for i in range(runs):
+        _touch(root / synth.touch[i % len(synth.touch)], i)
+        ms, rep = _time_open(store)
+        one.append(ms)
+        if rep.read != 1:
+            _say(f"[{synth.lessons:,}] warning: a sync after one edit read {rep.read} files")
+    return statistics.median(noop), statistics.median(one)
+
+
+def _time_queries(store: Any, synth: Synth, repeat: int) -> tuple[dict, dict]:
+    """Median and worst ms of each read query, all in one open graph, and its median row count."""
+    queries, rows = {}, {}
+    with store.graph() as g:
+        for name, params in QUERIES.items():
+            times, counts = [], []
+            for i in range(repeat):
+                p = params(synth, i)
+                t0 = time.perf_counter()
+                result = g.q(name, **p)
+                times.append(_ms(time.perf_counter() - t0))
+                counts.append(len(result))
+            queries[name] = (statistics.median(times), max(times))
+            rows[name] = statistics.median(counts)
+    return queries, rows
+
+
+def bench_size(size: int, repeat: int, seed: int, keep: Path | None) -> dict[str, Any]:
+    """Every figure for one store size, plus the facts the plain report shows beside them."""
+    from rose.store import Store
+
+    with _workdir(size, keep) as root:
+        _say(f"[{size:,}] writing the synthetic store in {root}")
+        synth = generate(root, size, seed)
+        if synth.reused:
+            _say(f"[{size:,}] reusing the store already there")
+        _drop_derived(root)
+        store = Store(root, None)
+        _say(f"[{size:,}] reindexing {size:,} lessons and {synth.episodes:,} episodes")
+        t0 = time.perf_counter()
+        report = store.reindex()
+        reindex_s = time.perf_counter() - t0
+        if report.errors:
+            first = report.errors[0]
+            _say(f"[{size:,}] warning: {len(report.errors)} files not indexed, e.g. {first}")
+        # Each open after an edit costs seconds at 100k lessons: fewer runs there.
+        runs = max(1, min(repeat, 5 if size <= 20_000 else 2))
+        _say(f"[{size:,}] timing syncs ({runs} runs each)")
+        noop, one = _time_syncs(store, root, synth, runs)
+        breakdown = _noop_breakdown(store, runs)
+        breakdown.update(_edit_breakdown(store, root / synth.touch[-1]))
+        breakdown["reindex: parsing files (est.)"] = _parse_estimate(store, synth) * 1000
+        _say(f"[{size:,}] timing {len(QUERIES)} queries x {repeat}")
+        queries, rows = _time_queries(store, synth, repeat)
+    figures = {name: round(med, 3) for name, (med, _) in queries.items()}
+    figures["reindex_s"] = round(reindex_s, 3)
+    figures["sync_noop_ms"] = round(noop, 3)
+    figures["sync_one_ms"] = round(one, 3)
+    return {
+        "figures": figures,
+        "queries": queries,
+        "rows": rows,
+        "synth": synth,
+        "breakdown": breakdown,
+    }
+
+
+def _verdict(value: float, target: float | None) -> tuple[str, str]:
+    if target is None:
+        return "", ""
+    return f"{target:g}", "pass" if value <= target else "MISS"
+
+
+def render(size: int, result: dict[str, Any], repeat: int) -> str:
+    s: Synth = result["synth"]
+    f = result["figures"]
+    head = (
+        f"{size:,} lessons: {s.episodes:,} episodes, {s.claims:,} dropped claims, "
+        f"{s.families:,} families, levels 0-{s.max_level}"
+        + (" (store reused)" if s.reused else f" (written in {s.seconds:.1f} s)")
+    )
+    lines = [head, f"  {'step':<46}{'figure':>10}{'target':>8}  {'':<5} notes"]
+
+    def row(label: str, value: str, target: str = "", mark: str = "", note: str = "") -> None:
+        lines.append(f"  {label:<46}{value:>10}{target:>8}  {mark:<5} {note}".rstrip())
+
+    target, mark = _verdict(f["reindex_s"], _target(REINDEX_TARGET_S, size))
+    row("reindex (s)", f"{f['reindex_s']:.2f}", target, mark)
+    row("sync, nothing changed (ms)", f"{f['sync_noop_ms']:.1f}")
+    row("sync, one file edited (ms)", f"{f['sync_one_ms']:.1f}")
+    for label, ms in result["breakdown"].items():
+        row(f"  {label} (ms)", f"{ms:.1f}")
+    qt = _target(QUERY_TARGET_MS, size)
+    for name, (med, worst) in result["queries"].items():
+        target, mark = _verdict(med, qt)
+        note = f"max {worst:.1f} ms, {result['rows'][name]:g} rows"
+        row(f"{name} (ms)", f"{med:.2f}", target, mark, note)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true", help="print only the figures, as JSON")
+    ap.add_argument("--sizes", default="1000,10000,100000", help="lesson counts, comma-separated")
+    ap.add_argument("--repeat", type=int, default=20, help="runs of each query (median taken)")
+    ap.add_argument("--engine", choices=("kuzu", "ladybug"), help="default: ROSE_GRAPH_ENGINE")
+    ap.add_argument("--keep", type=Path, help="build (and reuse) the stores here, not in /tmp")
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args(argv)
+    sizes = [int(x.replace("_", "")) for x in args.sizes.split(",") if x.strip()]
+    if args.engine:
+        os.environ["ROSE_GRAPH_ENGINE"] = args.engine
+    engine = os.environ.get("ROSE_GRAPH_ENGINE") or "kuzu"
+    repeat = max(1, args.repeat)
+
+    from rose.graph.engine import version
+
+    out: dict[str, dict[str, float]] = {}
+    if not args.json:
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(
+            f"graph scale: engine {engine} {version(engine)}, seed {args.seed}, "
+            f"query figures are medians of {repeat} runs, load average {load}"
+        )
+    for size in sizes:
+        t0 = time.monotonic()
+        result = bench_size(size, repeat, args.seed, args.keep)
+        _say(f"[{size:,}] done in {time.monotonic() - t0:.1f} s")
+        out[str(size)] = result["figures"]
+        if not args.json:
+            print()
+            print(render(size, result, repeat), flush=True)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

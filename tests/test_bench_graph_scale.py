@@ -1,0 +1,54 @@
+"""The graph scale benchmark still runs end to end on a small store and prints the JSON shape
+the README and any tracking rely on: one entry per size, every read query as a median in ms,
+plus reindex_s, sync_noop_ms and sync_one_ms. Locks in the benchmark not rotting as queries,
+the file format or the Store API change. Timings are never asserted here."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.graph
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "graph_scale.py"
+QUERIES = (
+    "apexes",
+    "subtree",
+    "regression_set",
+    "delta_manifest",
+    "descent_candidates",
+    "ancestors",
+    "families",
+    "conflicts",
+    "co_usage",
+    "level_counts",
+    "episode_count",
+    "lessons_all",
+)
+
+
+def test_graph_scale_json_has_every_figure(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sizes", "200", "--repeat", "2", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout)
+    assert list(figures) == ["200"]
+    got = figures["200"]
+    expected = {*QUERIES, "reindex_s", "sync_noop_ms", "sync_one_ms"}
+    assert set(got) == expected
+    for name in expected:
+        value = got[name]
+        assert isinstance(value, (int, float)) and not isinstance(value, bool), name
+        assert value >= 0, name
+    assert "] warning:" not in done.stderr, done.stderr[-2000:]
