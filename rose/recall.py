@@ -52,18 +52,31 @@ def _ranked(items: list[dict], budget: int) -> list[dict]:
     def key(item: dict) -> tuple:
         judged = item["successes"] + item["failures"]
         rate = (item["successes"] + 1) / (judged + 2)  # Laplace-smoothed observed success
-        return (-rate, -item["level"], item["full_tokens"], item["id"])
+        return (-rate, -item["level"], recall_view.estimate(item), item["id"])
 
     return _within(sorted(items, key=key), budget)
 
 
 def _within(items: list[dict], budget: int) -> list[dict]:
+    """The longest prefix that fits `budget` (at least one item: something is better than none)."""
     out, used = [], 0
     for item in items:
-        if used + item["full_tokens"] <= budget or not out:
+        cost = recall_view.estimate(item)
+        if used + cost <= budget or not out:
             out.append(item)
-            used += item["full_tokens"]
+            used += cost
     return out
+
+
+def _materialise(store: Store, chosen: list[dict]) -> list[dict]:
+    """Chosen lessons with their injected forms rendered, in the same order."""
+    if all("full" in i for i in chosen):
+        return chosen
+    rows = {
+        r["lesson"]["id"]: r["lesson"]
+        for r in store.read("lesson_get", ids=[i["id"] for i in chosen])
+    }
+    return [recall_view.item(rows[i["id"]]) for i in chosen if i["id"] in rows]
 
 
 def recall(
@@ -97,14 +110,14 @@ def recall(
             # One call must leave room for the rest of the walk inside the deadline.
             judge = for_store(store, timeout_s=max(1.0, deadline_s * 0.6))
         except RoseError as exc:
-            return _degrade(res, view, budget, f"no model ({exc})")
+            return _degrade(res, store, budget, f"no model ({exc})")
     try:
         _walk(store, prompt, judge, res, started, deadline_s)
     except RoseError as exc:
-        return _degrade(res, view, budget, _short(exc))
+        return _degrade(res, store, budget, _short(exc))
     rank = {v.id: _ORDER.get(v.verdict, 9) for v in res.verdicts}
     picked = sorted(res.chosen, key=lambda item: (rank.get(item["id"], 9), -item["level"]))
-    res.chosen = _within(picked, budget - view.get("frame_tokens", 0))
+    res.chosen = _within(_materialise(store, picked), budget - view.get("frame_tokens", 0))
     dropped = len(picked) - len(res.chosen)
     if dropped:
         res.decisions.append(f"{dropped} chosen lesson(s) left out: over the {budget}-token budget")
@@ -117,9 +130,11 @@ def _short(exc: Exception) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _degrade(res: RecallResult, view: dict, budget: int, why: str) -> RecallResult:
+def _degrade(res: RecallResult, store: Store, budget: int, why: str) -> RecallResult:
     res.degraded = why
-    res.chosen = _ranked(list(view["lessons"]), budget - view.get("frame_tokens", 0))
+    room = budget - res.view.get("frame_tokens", 0)
+    ranked = _ranked(store.read("apexes", scope=""), room)
+    res.chosen = _within(_materialise(store, ranked), room)
     res.decisions.append(f"degraded ({why}): served the budget-ranked apexes")
     return res
 
@@ -128,7 +143,7 @@ def _walk(
     store: Store, prompt: str, judge: Any, res: RecallResult, started: float, deadline_s: float
 ) -> None:
     rc = store.config.recall
-    frontier = list(res.view["lessons"])
+    frontier = store.read("apexes", scope="")
     depth = 0
     while frontier:
         left = deadline_s - (time.monotonic() - started)
@@ -170,7 +185,7 @@ def _children(store: Store, parents: list[dict], res: RecallResult) -> list[dict
         lesson = r["lesson"]
         if lesson["id"] not in seen and lesson["id"] not in have:
             have.add(lesson["id"])
-            out.append(recall_view.item(lesson))
+            out.append(lesson)
     for parent in parents:
         if not any(r["parent"] == parent["id"] for r in rows):  # nothing below: serve it
             res.chosen.append(parent)

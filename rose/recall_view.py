@@ -17,7 +17,7 @@ from rose import _scan, tokens
 from rose._atomic import write_json
 from rose.graph.engine import Graph
 
-FORMAT = 2
+FORMAT = 3
 
 
 @cache
@@ -75,28 +75,48 @@ def item(row: dict) -> dict:
     }
 
 
+# Tokens the <lesson> wrapper adds around a lesson's title and body, for the estimate below.
+WRAP_TOKENS = 16
+
+
+def estimate(row: dict) -> int:
+    """A lesson's injected cost before rendering it (an `apexes`/`lessons` row)."""
+    return row.get("full_tokens") or row["tokens"] + WRAP_TOKENS
+
+
 def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> dict:
-    """The view for the graph as it is now; `states` is the file scan the graph was synced to."""
-    apex_ids = [r["id"] for r in g.q("apexes", scope="")]
-    rows = {r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=apex_ids)}
-    lessons = [item(rows[lid]) for lid in apex_ids]
+    """The view for the graph as it is now; `states` is the file scan the graph was synced to.
+
+    Lessons are rendered into it only when the apexes may fit the budget: past it the
+    hook needs the model anyway, and a large store must not rewrite megabytes per save.
+    """
+    apexes = g.q("apexes", scope="")
     head, tail = render("inject_head"), render("inject_tail")
     frame = tokens.count(head) + tokens.count(tail)
-    total = frame + sum(item["full_tokens"] for item in lessons)
     budget = config.recall.max_pack_tokens
+    total = frame + sum(estimate(a) for a in apexes)
+    lessons: list[dict] = []
+    if apexes and total <= budget * 1.5:  # could fit: render, and count exactly
+        rows = {
+            r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=[a["id"] for a in apexes])
+        }
+        lessons = [item(rows[a["id"]]) for a in apexes]
+        total = frame + sum(i["full_tokens"] for i in lessons)
+    fits = bool(apexes) and total <= budget
     return {
         "format": FORMAT,
         "stamp": _scan.stamp(states, roots),
         "enabled": config.recall.enabled,
         "budget": budget,
         "fresh_turns": config.recall.stays_fresh_turns,
-        "empty": not lessons,
-        "fits": total <= budget,
+        "empty": not apexes,
+        "fits": fits,
+        "apexes": len(apexes),
         "total_tokens": total,
         "frame_tokens": frame,
         "head": head,
         "tail": tail,
-        "lessons": lessons,
+        "lessons": lessons if fits else [],
     }
 
 
