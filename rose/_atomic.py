@@ -5,24 +5,28 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import Any
 
 from rose.redact import redact, redact_obj
 
 
-def write_text(path: Path, text: str, *, redacted: bool = True) -> None:
-    """Write `text` to `path` atomically (temp file in the same folder, fsync, rename)."""
+def write_text(path: Path, text: str, *, redacted: bool = True, durable: bool = True) -> None:
+    """Write `text` to `path` atomically: a temp file in the same folder, then a rename.
+
+    `durable` adds an fsync before the rename; scratch that is rebuilt anyway skips it.
+    (No `tempfile` here: this module sits on the prompt hook's import path.)
+    """
     if redacted:
         text = redact(text)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -30,10 +34,13 @@ def write_text(path: Path, text: str, *, redacted: bool = True) -> None:
         raise
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Redact every string in `data`, then write it as indented JSON atomically."""
-    text = json.dumps(redact_obj(data), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-    write_text(path, text, redacted=False)
+def write_json(path: Path, data: object, *, compact: bool = False, durable: bool = True) -> None:
+    """Redact every string in `data`, then write it as JSON atomically (indented unless compact)."""
+    if compact:
+        text = json.dumps(redact_obj(data), ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = json.dumps(redact_obj(data), indent=2, ensure_ascii=False, sort_keys=True)
+    write_text(path, text + "\n", redacted=False, durable=durable)
 
 
 def append_line(path: Path, line: str) -> None:

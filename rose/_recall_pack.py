@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 
 from rose import tokens
 from rose._atomic import write_json
 
 
-@dataclass
 class Pack:
-    full: list[dict] = field(default_factory=list)
-    refreshed: list[dict] = field(default_factory=list)
-    fresh: list[dict] = field(default_factory=list)  # still in context: skipped
-    block: str = ""
-    tokens: int = 0
-    note: str = ""  # e.g. why recall degraded
+    """What one prompt gets: lessons in full, refreshed, or skipped as still in context."""
+
+    def __init__(self, note: str = ""):
+        self.full: list[dict] = []
+        self.refreshed: list[dict] = []
+        self.fresh: list[dict] = []  # still in context: skipped
+        self.block = ""
+        self.tokens = 0
+        self.note = note  # e.g. why recall degraded
 
     @property
     def status(self) -> str:
@@ -64,7 +65,7 @@ def load_session(path: str, session_id: str) -> dict:
 def save_session(path: str, rec: dict) -> None:
     from pathlib import Path
 
-    write_json(Path(path), rec)
+    write_json(Path(path), rec, compact=True, durable=False)  # scratch: rebuilt if lost
 
 
 def pack(view: dict, chosen: list[dict], session: dict, *, turn: int) -> Pack:

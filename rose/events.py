@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from rose._atomic import append_line
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    """UTC now as ISO-8601 with milliseconds (no `datetime`: this is on the hook's path)."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}+00:00"
 
 
-def append_event(path: Path, kind: str, data: dict[str, Any] | None = None) -> None:
+def append_event(path: Path, kind: str, data: dict | None = None) -> None:
     """Record one event; `data` is redacted on the way to disk like everything else."""
     record = {"time": now_iso(), "kind": kind, **(data or {})}
     append_line(path, json.dumps(record, ensure_ascii=False, sort_keys=True, default=str))

@@ -14,9 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from rose import _scan
@@ -96,11 +94,12 @@ def _report_failure(event: str, exc: BaseException, roots: list[tuple[str, str]]
     if not roots:  # the payload never said where: log to the store of the working directory
         with contextlib.suppress(Exception):
             roots = _roots(None)
-    where = (
-        Path(roots[0][0]) / "events.jsonl"
-        if roots
-        else Path(tempfile.gettempdir()) / ("rose-hook-errors.jsonl")
-    )
+    if roots:
+        where = Path(roots[0][0]) / "events.jsonl"
+    else:
+        import tempfile
+
+        where = Path(tempfile.gettempdir()) / "rose-hook-errors.jsonl"
     with contextlib.suppress(OSError):
         append_event(where, "error", {"hook": event, "error": type(exc).__name__, "detail": reason})
     print(json.dumps({"systemMessage": f"ROSE · {event} hook skipped: {reason} (logged)"}))
@@ -147,6 +146,9 @@ def _session_end(payload: dict, roots) -> None:
     """Hand off to a detached job at once: the host allows all SessionEnd hooks ~1.5 s."""
     if not roots:
         return
+    import subprocess  # only this hook spawns: keep it off the prompt hook's import path
+    import tempfile
+
     jobs = Path(roots[0][0]) / "sessions" / "jobs"
     jobs.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix="session-end-", suffix=".json", dir=jobs)

@@ -26,8 +26,25 @@ def session_end(payload_path: Path) -> None:
             "session-end",
             {"session": sid, "reason": payload.get("reason", ""), "turns": rec.get("turn", 0)},
         )
+        prune_sessions(store.primary.sessions)
     finally:
         payload_path.unlink(missing_ok=True)
+
+
+def prune_sessions(folder: Path, *, max_age_days: float = 14) -> int:
+    """Delete session records untouched for `max_age_days`: scratch that would only pile up."""
+    import time
+
+    cutoff = time.time() - max_age_days * 86400
+    removed = 0
+    for path in folder.glob("*.json"):
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def main(argv: list[str]) -> int:

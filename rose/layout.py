@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from rose._atomic import write_text
@@ -22,12 +21,26 @@ reports/
 """
 
 
-@dataclass(frozen=True)
 class StoreDir:
-    """One `.rose` folder (a scope) and the paths inside it."""
+    """One `.rose` folder (a scope) and the paths inside it.
 
-    root: Path
-    scope: str  # "project" | "global"
+    A plain class rather than a dataclass: this module is on the prompt hook's path.
+    """
+
+    __slots__ = ("root", "scope")
+
+    def __init__(self, root: Path, scope: str):
+        self.root = Path(root)
+        self.scope = scope  # "project" | "global"
+
+    def __repr__(self) -> str:
+        return f"StoreDir({str(self.root)!r}, {self.scope!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StoreDir) and (self.root, self.scope) == (other.root, other.scope)
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.scope))
 
     @property
     def nodes(self) -> Path:

@@ -150,3 +150,16 @@ def test_stop_and_session_end_return_at_once(two: Store, project: Path):
         time.sleep(0.2)
     ended = read_events(two.primary.events, kind="session-end")
     assert ended and ended[-1]["reason"] == "prompt_input_exit"
+
+
+def test_old_session_records_are_pruned(two: Store, project: Path):
+    import os
+
+    from rose.jobs import prune_sessions
+
+    _prompt(project)
+    _prompt(project, session_id="recent")
+    old = two.primary.sessions / "abc123.json"
+    os.utime(old, (0, 0))
+    assert prune_sessions(two.primary.sessions) == 1
+    assert not old.exists() and (two.primary.sessions / "recent.json").exists()
