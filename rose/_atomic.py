@@ -36,8 +36,10 @@ def write_text(path: Path, text: str, *, redacted: bool = True, durable: bool = 
 
 def write_json(path: Path, data: object, *, compact: bool = False, durable: bool = True) -> None:
     """Redact every string in `data`, then write it as JSON atomically (indented unless compact)."""
-    if compact:
-        text = json.dumps(redact_obj(data), ensure_ascii=False, separators=(",", ":"))
+    if compact:  # hot paths: one pass over the text (it stays valid JSON) beats a tree walk
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        write_text(path, redact(text) + "\n", redacted=False, durable=durable)
+        return
     else:
         text = json.dumps(redact_obj(data), indent=2, ensure_ascii=False, sort_keys=True)
     write_text(path, text + "\n", redacted=False, durable=durable)

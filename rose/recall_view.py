@@ -121,4 +121,5 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
 
 
 def write(path, view: dict) -> None:
-    write_json(path, view)
+    """Compact JSON: the prompt hook parses this file on every prompt."""
+    write_json(path, view, compact=True)
