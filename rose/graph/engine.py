@@ -45,8 +45,13 @@ def version(engine: str) -> str:
     return str(getattr(mod, "__version__", "?"))
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _plain(value: Any) -> Any:
     """Engine values as plain Python: Decimal → int/float, ladybug's `_ID`/`_LABEL` lower-cased."""
+    if type(value) in _SCALARS:  # the common case, first: rows are mostly strings and numbers
+        return value
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, dict):
