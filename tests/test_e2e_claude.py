@@ -1,0 +1,75 @@
+"""The real Claude Code CLI, offline, injects ROSE's lesson into the request it sends the model.
+
+Runs e2e/claude_loopback.py: a loopback fake of the Anthropic Messages API, a temporary
+HOME and project, `rose init` / `rose add` / `rose install --scope project`, then
+`claude -p`. Proves the `<rose-memory>` block (with the lesson text) is in the body of
+POST /v1/messages and was not there before ROSE was wired, that SessionStart,
+UserPromptSubmit, Stop and SessionEnd all ran without a logged error, and that a resumed
+session carries the block once. Skipped unless a `claude` binary is at $ROSE_E2E_CLAUDE or
+/tmp/cc/node_modules/.bin/claude (`npm install --prefix /tmp/cc
+@anthropic-ai/claude-code@2.1.197`). This test spawns `claude` itself, not through ROSE's
+model backends; the real HOME is never used (conftest points HOME at tmp_path, and the
+script builds the CLI's environment from scratch under its own temporary directory).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "e2e" / "claude_loopback.py"
+DEFAULT_CLAUDE = "/tmp/cc/node_modules/.bin/claude"
+# read at import: conftest's autouse fixture deletes every ROSE_* variable before a test runs
+CLAUDE = os.environ.get("ROSE_E2E_CLAUDE") or DEFAULT_CLAUDE
+
+
+def _claude() -> str:
+    path = CLAUDE
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        pytest.skip(
+            f"no Claude Code binary at {path} (set ROSE_E2E_CLAUDE, or "
+            "`npm install --prefix /tmp/cc @anthropic-ai/claude-code@2.1.197`)"
+        )
+    return path
+
+
+def test_real_claude_cli_sends_the_rose_block_to_the_model(tmp_path: Path) -> None:
+    claude = _claude()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ROSE_", "CLAUDE", "ANTHROPIC_"))
+    }
+    env.update({"HOME": str(tmp_path / "home"), "TMPDIR": str(scratch)})
+    cp = subprocess.run(
+        [sys.executable, str(SCRIPT), "--claude", claude, "--json", "--timeout", "40"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert cp.stdout.strip(), cp.stderr
+    report = json.loads(cp.stdout)
+    detail = json.dumps(report, indent=1)[:3000]
+    assert Path(report["workdir"]).is_relative_to(scratch), detail  # never the real HOME
+
+    assert report["control"]["exit"] == 0, detail
+    assert not report["control"]["block_in_request"], detail
+    turn = report["rose_turn"]
+    assert turn["exit"] == 0, detail
+    assert turn["block_in_request"] and turn["lesson_in_request"], detail
+    assert "The staging database listens on port 5433, not 5432." in turn["excerpt"]["text"]
+    assert report["proven"] and cp.returncode == 0, detail
+
+    hooks = report["hooks"]
+    assert hooks["SessionStart"] and hooks["UserPromptSubmit"] and hooks["Stop"], detail
+    assert hooks["SessionEnd"], detail
+    assert hooks["errors"] == [], detail
+    assert report["resume"]["exit"] == 0, detail
+    assert report["resume"]["block_copies_in_request"] == 1, detail
