@@ -31,6 +31,22 @@ def _backends(configured: str) -> list[dict[str, str]]:
     return out
 
 
+# Claude Code has been reported to pass additionalContext over about 10,000 characters
+# on as a short preview; at about four characters a token that is 2,500 tokens.
+_HOST_CONTEXT_TOKENS = 2500
+
+
+def _budget(tokens: int) -> dict[str, str]:
+    if tokens <= _HOST_CONTEXT_TOKENS:
+        return _check("recall budget", "ok", f"{tokens} tokens a prompt")
+    return _check(
+        "recall budget",
+        "warn",
+        f"recall.max_pack_tokens is {tokens}: Claude Code may pass a block over "
+        f"~{_HOST_CONTEXT_TOKENS} tokens to the model only as a preview",
+    )
+
+
 def diagnose() -> dict[str, Any]:
     from rose.graph.engine import version
     from rose.store import Store
@@ -61,6 +77,7 @@ def diagnose() -> dict[str, Any]:
     except RoseError as exc:
         checks.append(_check("graph", "fail", str(exc)))
     checks += _backends(store.config.agent)
+    checks.append(_budget(store.config.recall.max_pack_tokens))
     checks += wiring(store.project.root.parent if store.project else None)
     return {"checks": checks}
 

@@ -141,3 +141,13 @@ def test_doctor_reports_store_engine_and_backends(run):
     names = [c["name"] for c in json.loads(res.output)["checks"]]
     assert "store" in names and "graph engine" in names
     assert any(n.startswith("backend") for n in names)
+
+
+def test_doctor_warns_when_the_budget_exceeds_what_the_host_passes_on(run):
+    run("init")
+    checks = {c["name"]: c for c in json.loads(run("doctor", "--json").output)["checks"]}
+    assert checks["recall budget"]["level"] == "ok"
+    run("config", "recall.max_pack_tokens", "6000")
+    checks = {c["name"]: c for c in json.loads(run("doctor", "--json").output)["checks"]}
+    assert checks["recall budget"]["level"] == "warn"
+    assert "preview" in checks["recall budget"]["detail"]
