@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rose.graph.engine import version
+from rose.models import Stats
 from rose.store import Store
 
 
@@ -46,7 +47,7 @@ def status(store: Store) -> dict[str, Any]:
                 "family": a["family"],
                 "level": a["level"],
                 "tokens": a["tokens"],
-                "success_rate": _rate(a["successes"], a["failures"]),
+                "success_rate": _rate(a),
             }
             for a in apexes
         ],
@@ -58,6 +59,6 @@ def status(store: Store) -> dict[str, Any]:
     }
 
 
-def _rate(successes: int, failures: int) -> float | None:
-    judged = successes + failures
-    return round(successes / judged, 3) if judged else None
+def _rate(row: dict) -> float | None:
+    rate = Stats(successes=row["successes"], failures=row["failures"]).success_rate
+    return None if rate is None else round(rate, 3)
