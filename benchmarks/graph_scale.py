@@ -97,7 +97,7 @@ def _touch(path: Path, n: int) -> None:
 def _parse_estimate(store: Any, synth: Synth, sample: int = 300) -> float:
     """Seconds a full reindex spends parsing files, from a timed sample of them."""
     from rose.graph.sync import scan
-    from rose.nodefile import read_episode, read_node
+    from rose.store.nodefile import read_episode, read_node
 
     files = list(scan(store.dirs).values())
     rng = random.Random(1)
@@ -197,7 +197,7 @@ def _time_queries(store: Any, synth: Synth, repeat: int) -> tuple[dict, dict]:
 
 def bench_size(size: int, repeat: int, seed: int, keep: Path | None) -> dict[str, Any]:
     """Every figure for one store size, plus the facts the plain report shows beside them."""
-    from rose.store import Store
+    from rose.store.facade import Store
 
     with _workdir(size, keep) as root:
         _say(f"[{size:,}] writing the synthetic store in {root}")

@@ -59,7 +59,7 @@ CONFIG_YAML = "recall:\n  max_pack_tokens: 100000000\n  stays_fresh_turns: 10000
 _WRITER_ELSEWHERE = """
 import signal, sys
 from pathlib import Path
-from rose.store import Store
+from rose.store.facade import Store
 stop = []
 signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
 store = Store.init(Path(sys.argv[1]))
@@ -77,7 +77,7 @@ while not stop:
 _WRITER_HERE = """
 import signal, sys, time
 from pathlib import Path
-from rose.store import Store
+from rose.store.facade import Store
 stop = []
 signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
 store = Store.open(Path(sys.argv[1]))
@@ -100,7 +100,7 @@ try:
     main()
 except SystemExit:
     pass
-slow = [m for m in ("rose.recall", "rose.store", "kuzu", "ladybug") if m in sys.modules]
+slow = [m for m in ("rose.loop.recall", "rose.store.facade", "kuzu", "ladybug") if m in sys.modules]
 print("SLOW=" + ",".join(slow), file=sys.stderr)
 """
 
@@ -194,7 +194,7 @@ def _payload(project: Path, session: str) -> bytes:
 
 def build_store(project: Path, size: int) -> dict:
     """An initialised store of `size` synthetic lessons whose recall view says everything fits."""
-    from rose.store import Store
+    from rose.store.facade import Store
 
     root = project / ".rose"
     if size:
@@ -354,7 +354,7 @@ def setup(b: Bench, size: int) -> list[tuple[str, Path, bool]]:
     base = Path(tempfile.mkdtemp(prefix=f"size-{size}-", dir=b.tmp))
     cases: list[tuple[str, Path, bool]] = []
     if size == 0:
-        from rose.layout import find_project_root
+        from rose.store.layout import find_project_root
 
         bare = base / "no-store"
         bare.mkdir()

@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 __all__ = ["Store", "Node", "Episode", "Claim", "RoseError", "__version__"]
 
 _LAZY = {
-    "Store": "rose.store",
+    "Store": "rose.store.facade",
     "Node": "rose.models",
     "Episode": "rose.models",
     "Claim": "rose.models",

@@ -11,7 +11,7 @@ import sys
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "hook":
-        from rose.hooks import main as hook_main
+        from rose.host.hooks import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
     from rose.cli import main as cli_main

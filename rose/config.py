@@ -189,7 +189,7 @@ def set_override(path: Path, key: str, raw: str) -> Any:
     """Validate `key=raw` and write it to the config file at `path`, keeping other overrides."""
     import yaml
 
-    from rose._atomic import write_text
+    from rose.atomic import write_text
 
     if key not in keys():
         raise ConfigError(key, raw, "unknown key; `rose config` lists them")

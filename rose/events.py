@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from rose._atomic import append_line
+from rose.atomic import append_line
 
 
 def now_iso() -> str:

@@ -35,6 +35,6 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def store(project: Path):
     """A fresh, initialised project store."""
-    from rose.store import Store
+    from rose.store.facade import Store
 
     return Store.init(project)

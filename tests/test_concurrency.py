@@ -15,7 +15,7 @@ import pytest
 
 from rose.errors import StoreLocked
 from rose.graph.engine import open_graph
-from rose.store import Store
+from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
 

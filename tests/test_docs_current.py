@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rose import docgen
+from rose.cli import docgen
 from rose.config import env_name
 from rose.config import keys as config_keys
 
@@ -18,14 +18,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_committed_docs_are_current():
     res = subprocess.run(
-        [sys.executable, "-m", "rose.docgen", "--check", "--root", str(REPO)],
+        [sys.executable, "-m", "rose.cli.docgen", "--check", "--root", str(REPO)],
         cwd=REPO,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert res.returncode == 0, (
-        f"{res.stderr.strip()}\nregenerate with `python -m rose.docgen` and commit docs/"
+        f"{res.stderr.strip()}\nregenerate with `python -m rose.cli.docgen` and commit docs/"
     )
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from rose import dag
 from rose.models import Claim, Episode, Node
-from rose.store import Store
+from rose.store import dag
+from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from rose.store import Store
+from rose.store.facade import Store
 from tests._hookrun import payload
 
 pytestmark = pytest.mark.graph

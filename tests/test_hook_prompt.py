@@ -15,7 +15,7 @@ import pytest
 from rose import config
 from rose.events import read_events
 from rose.models import Node
-from rose.store import Store
+from rose.store.facade import Store
 from tests._hookrun import payload, run_hook
 
 pytestmark = pytest.mark.graph
@@ -155,7 +155,7 @@ def test_stop_and_session_end_return_at_once(two: Store, project: Path):
 def test_old_session_records_are_pruned(two: Store, project: Path):
     import os
 
-    from rose.jobs import prune_sessions
+    from rose.host.jobs import prune_sessions
 
     _prompt(project)
     _prompt(project, session_id="recent")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rose.install import BEGIN, END, install, uninstall
+from rose.host.install import BEGIN, END, install, uninstall
 
 ROSE = "/opt/rose/bin/rose"
 MINE = "# House rules\n\nAlways run the tests.\n"
@@ -100,7 +100,7 @@ def test_codex_home_is_honoured(tmp_path, monkeypatch):
 
 
 def test_an_unclosed_block_is_refused_and_nothing_written(tmp_path):
-    from rose.install import InstallError
+    from rose.host.install import InstallError
 
     agents = codex_dir() / "AGENTS.md"
     agents.parent.mkdir(parents=True)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rose.doctor import wiring
-from rose.install import install
+from rose.host.install import install
+from rose.inspect.doctor import wiring
 
 
 @pytest.fixture(autouse=True)

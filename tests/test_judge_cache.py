@@ -16,7 +16,7 @@ import pytest
 
 from rose.errors import AnswerInvalid, BackendFailed
 from rose.events import read_events
-from rose.judge import Judge, template_source
+from rose.judge.calls import Judge, template_source
 from rose.model.base import BackendAnswer, Usage
 from rose.model.scripted import ScriptedBackend
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from rose._judge_cache import JudgeCache, digest
+from rose.judge.cache import JudgeCache, digest
 
 WRITERS = 8
 OWN = 40

@@ -8,8 +8,8 @@ import pytest
 from rose import config
 from rose.errors import BackendUnavailable
 from rose.events import read_events
-from rose.judge import for_store
-from rose.store import Store
+from rose.judge.calls import for_store
+from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
 

@@ -8,13 +8,12 @@ title, gist), never as bodies; answer schemas are closed objects a backend can e
 
 from __future__ import annotations
 
-from importlib import resources
-
 import jinja2
 import pytest
 from jinja2 import meta
 
-from rose import judge
+from rose import prompt_files
+from rose.judge import calls as judge
 
 LESSON = {
     "id": "n_7f2a91",
@@ -63,7 +62,7 @@ EXAMPLES = {
 def test_every_call_has_an_example_and_a_template_and_nothing_else():
     files = {
         p.name[: -len(".j2")]
-        for p in (resources.files("rose") / "prompts").iterdir()
+        for p in prompt_files.prompts_dir().iterdir()
         if p.name.endswith(".j2")
     }
     assert files == set(judge.CALLS) == set(EXAMPLES)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import rose
-from rose._settings_json import EVENTS
-from rose.install import HOOK_SPEC
+from rose.host.install import HOOK_SPEC
+from rose.host.settings import EVENTS
 
 REPO = Path(__file__).resolve().parents[1]
 RUN_HOOK = REPO / "hooks" / "run-hook"

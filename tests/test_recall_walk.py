@@ -9,12 +9,12 @@ import pytest
 
 from rose import config
 from rose.errors import BackendTimeout
-from rose.judge import for_store
+from rose.inspect.trace import inspect, render
+from rose.judge.calls import for_store
+from rose.loop.recall import recall
 from rose.model.scripted import ScriptedBackend
 from rose.models import Claim, Node
-from rose.recall import recall
-from rose.store import Store
-from rose.trace import inspect, render
+from rose.store.facade import Store
 from tests._snapshot import check
 
 pytestmark = pytest.mark.graph

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.report import DETAIL_CHARS, _Scrubber, report
-from rose.store import Store
+from rose.inspect.report import DETAIL_CHARS, _Scrubber, report
+from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
 

@@ -15,7 +15,7 @@ import pytest
 
 from rose import tokens
 from rose.errors import BackendFailed
-from rose.judge import Judge, render, schema_of
+from rose.judge.calls import Judge, render, schema_of
 from rose.sim import SimulatedBackend, World, examples
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from rose.judge import CALLS, Judge, template_source
+from rose.judge.calls import CALLS, Judge, template_source
 from rose.sim import SimulatedBackend, World, examples
 from rose.sim.parse import sentences
 

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rose.models import Claim, Node, Stats
-from rose.nodefile import dump_node, parse_node
-from rose.store import Store
+from rose.store.facade import Store
+from rose.store.nodefile import dump_node, parse_node
 
 pytestmark = pytest.mark.graph
 

@@ -19,7 +19,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = ("rose/queries/*.cypher", "rose/prompts/*.j2", "rose/templates/*.j2")
+# Package data: where each kind is in the checkout, and where it lands in the wheel.
+DATA = (
+    ("rose/queries/*.cypher", "rose/queries/*.cypher"),
+    ("prompts/*.j2", "rose/prompts/*.j2"),
+    ("prompts/inject/*.j2", "rose/prompts/inject/*.j2"),
+)
 _SKIP_COPY = shutil.ignore_patterns(
     ".git", ".venv", "venv", ".rose", "__pycache__", "*.egg-info", "build", "dist",
     ".pytest_cache", ".ruff_cache", ".hypothesis",
@@ -102,11 +107,16 @@ def test_sdist_and_wheel_carry_the_package_data(dist: Path):
         in_sdist = tar.getnames()
     with zipfile.ZipFile(next(dist.glob("*.whl"))) as whl:
         in_wheel = whl.namelist()
-    for pattern in DATA:
+    for pattern, packaged in DATA:
         want = {p.name for p in REPO.glob(pattern)}
         assert want, pattern
         assert {Path(n).name for n in _matches(in_sdist, pattern)} >= want, f"sdist: {pattern}"
-        assert {Path(n).name for n in _matches(in_wheel, pattern)} >= want, f"wheel: {pattern}"
+        assert {Path(n).name for n in _matches(in_wheel, packaged)} >= want, f"wheel: {packaged}"
+    # Every module ships (the package list in pyproject.toml is explicit), and the templates
+    # ship inside `rose`, never as a top-level `prompts` package.
+    modules = {str(p.relative_to(REPO)) for p in (REPO / "rose").rglob("*.py")}
+    assert modules <= set(in_wheel)
+    assert not [n for n in in_wheel if n.split("/")[0] not in ("rose",) and ".dist-info" not in n]
 
 
 def test_installed_rose_runs_from_a_clean_venv(venv: Path, tmp_path: Path):

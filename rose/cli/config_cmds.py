@@ -20,7 +20,7 @@ def config(
 ) -> None:
     """Show every setting, one setting, or change one (ROSE_SECTION_KEY env vars win)."""
     from rose import config as cfg
-    from rose.store import Store
+    from rose.store.facade import Store
 
     store = Store.open()
     if value is not None:
@@ -54,7 +54,7 @@ def events(
     import json
 
     from rose.events import read_events
-    from rose.store import Store
+    from rose.store.facade import Store
 
     rows = read_events(Store.open().primary.events, kind=kind, limit=limit)
     if as_json:

@@ -31,7 +31,7 @@ def install(
     dry_run: bool = typer.Option(False, "--dry-run", help=_DRY_HELP),
 ) -> None:
     """Wire ROSE's hooks into Claude Code or Codex (help text: _INSTALL_HELP)."""
-    from rose.install import install as do_install
+    from rose.host.install import install as do_install
 
     typer.echo(do_install(target, scope, dry_run=dry_run).render())
 
@@ -42,6 +42,6 @@ def uninstall(
     dry_run: bool = typer.Option(False, "--dry-run", help=_DRY_HELP),
 ) -> None:
     """Remove exactly the entries `rose install` added (for Codex, also its AGENTS.md block)."""
-    from rose.install import uninstall as do_uninstall
+    from rose.host.install import uninstall as do_uninstall
 
     typer.echo(do_uninstall(target, scope, dry_run=dry_run).render())

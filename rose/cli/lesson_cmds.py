@@ -24,7 +24,7 @@ def add(
     ),
 ) -> None:
     """Teach ROSE a lesson: stored at once, verbatim, as a level-0 lesson."""
-    from rose.store import Store
+    from rose.store.facade import Store
 
     if scope not in ("project", "global"):
         raise typer.BadParameter("must be project or global", param_hint="--scope")
@@ -40,8 +40,8 @@ def tree(
     dot: bool = typer.Option(False, "--dot", help="Print Graphviz DOT instead of text."),
 ) -> None:
     """The lesson graph from its apexes down, with what each compression dropped."""
-    from rose.store import Store
-    from rose.tree import build, render_dot, render_text
+    from rose.inspect.tree import build, render_dot, render_text
+    from rose.store.facade import Store
 
     dag = build(Store.open(), family)
     if dot:

@@ -23,7 +23,7 @@ def query(
     The schema is in the README. Changes made with --write last until the next
     reindex: the lesson files are the record.
     """
-    from rose.store import Store
+    from rose.store.facade import Store
 
     store = Store.open()
     if cypher:

@@ -17,7 +17,7 @@ def register(app: typer.Typer) -> None:
 def _agent_judge(store, agent: str | None):
     if agent is None:
         return None
-    from rose.judge import for_store
+    from rose.judge.calls import for_store
 
     return for_store(store, agent=agent)
 
@@ -28,8 +28,8 @@ def recall(
     agent: str = typer.Option(None, "--agent", help="Model backend for this run."),
 ) -> None:
     """What would be injected for a prompt, with the model's verdict and reason per candidate."""
-    from rose.store import Store
-    from rose.trace import as_dict, inspect
+    from rose.inspect.trace import as_dict, inspect
+    from rose.store.facade import Store
 
     store = Store.open()
     res, result = inspect(store, prompt, judge=_agent_judge(store, agent))
@@ -56,8 +56,8 @@ def trace(
     agent: str = typer.Option(None, "--agent", help="Model backend for this run."),
 ) -> None:
     """Every recall stage: candidates, verdicts, budget, the verbatim block, the status line."""
-    from rose.store import Store
-    from rose.trace import inspect, render
+    from rose.inspect.trace import inspect, render
+    from rose.store.facade import Store
 
     store = Store.open()
     typer.echo(render(*inspect(store, prompt, judge=_agent_judge(store, agent))))
@@ -65,8 +65,8 @@ def trace(
 
 def index() -> None:
     """The one-line-per-lesson index the selector searches (rebuilt when stale)."""
-    from rose.index import index as build
-    from rose.store import Store
+    from rose.store.facade import Store
+    from rose.store.index import index as build
 
     path, lines = build(Store.open())
     for line in lines:
@@ -78,6 +78,6 @@ def hook(
     event: str = typer.Argument(..., help="session-start, user-prompt-submit, stop, ..."),
 ) -> None:
     """Run one host hook: reads the host's JSON on stdin, answers in its format, exits 0."""
-    from rose.hooks import main
+    from rose.host.hooks import main
 
     raise typer.Exit(main([event]))

@@ -21,8 +21,8 @@ def report(
     Saved under .rose/reports/ and printed; the last line is the command that would file it,
     for you to read and run yourself.
     """
-    from rose.report import report as build
-    from rose.report import shown
+    from rose.inspect.report import report as build
+    from rose.inspect.report import shown
 
     rep = build(about, expected, days=days)
     typer.echo(rep.text)

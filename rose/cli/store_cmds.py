@@ -18,7 +18,7 @@ def init(
     scope: str = typer.Option("project", help="project: .rose here; global: ~/.rose."),
 ) -> None:
     """Create a ROSE store (.rose/) in the current directory, or the global one."""
-    from rose.store import Store
+    from rose.store.facade import Store
 
     store = Store.init(scope=scope)
     d = store.dir_for(scope)
@@ -29,8 +29,8 @@ def init(
 
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Families, lesson and episode counts, levels, apexes and store health."""
-    from rose.status import status as get_status
-    from rose.store import Store
+    from rose.inspect.status import status as get_status
+    from rose.store.facade import Store
 
     data = get_status(Store.open())
     if as_json:
@@ -68,7 +68,7 @@ def _format(s: dict) -> str:
 
 def reindex() -> None:
     """Rebuild the graph database from the lesson and episode files."""
-    from rose.store import Store
+    from rose.store.facade import Store
 
     report = Store.open().reindex()
     typer.echo(f"reindexed {report.read} files in {report.seconds:.2f}s")
@@ -78,7 +78,7 @@ def reindex() -> None:
 
 def doctor(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Check the store, the graph engine and which model backends are available."""
-    from rose.doctor import diagnose
+    from rose.inspect.doctor import diagnose
 
     report = diagnose()
     if as_json:

@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from rose import _scan
-from rose._scan import FileState
 from rose.errors import LessonFileError, QueryError
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
 from rose.graph.rows import claim_rows, episode_row, lesson_row
-from rose.layout import StoreDir
 from rose.models import Episode, Node
-from rose.nodefile import read_episode, read_node
+from rose.store import scan as store_scan
+from rose.store.layout import StoreDir
+from rose.store.nodefile import read_episode, read_node
+from rose.store.scan import FileState
 
 _LINKS = (
     "link_derived",
@@ -62,7 +62,7 @@ class SyncReport:
 
 def scan(dirs: list[StoreDir]) -> dict[str, FileState]:
     """Every lesson and episode file of every scope, project scope first."""
-    return _scan.scan([(str(d.root), d.scope) for d in dirs])
+    return store_scan.scan([(str(d.root), d.scope) for d in dirs])
 
 
 def ensure_schema(g: Graph) -> bool:

@@ -1,6 +1,6 @@
 """Reading a rendered prompt back: the other half of the templates' layout.
 
-The templates in ``rose/prompts`` wrap each part of a prompt in a tag (``<task>``,
+The templates in ``prompts/`` wrap each part of a prompt in a tag (``<task>``,
 ``<candidates>``, ``<digest>`` ...), render a candidate as one ``- [id] title — gist``
 line, a claim as ``- [id] (kind) claim`` and a lesson in full as a
 ``<lesson id="...">`` block (title and gist lines, a blank line, the body). The

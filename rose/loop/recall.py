@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rose import recall_view
 from rose.errors import RoseError
-from rose.store import Store
+from rose.store import view as recall_view
+from rose.store.facade import Store
 
 _ORDER = {"relevant": 0, "maybe": 1, "unresolved": 2, "fits": 3, "ranked": 4}
 
@@ -105,7 +105,7 @@ def recall(
     )
     if judge is None:
         try:
-            from rose.judge import for_store
+            from rose.judge.calls import for_store
 
             # One call must leave room for the rest of the walk inside the deadline.
             judge = for_store(store, timeout_s=max(1.0, deadline_s * 0.6))

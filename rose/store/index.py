@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rose import _scan
-from rose._atomic import write_text
-from rose.store import Store
+from rose.atomic import write_text
+from rose.store import scan
+from rose.store.facade import Store
 
 _HEAD = "# rose index "
 
@@ -15,7 +15,7 @@ def index(store: Store) -> tuple[Path, list[str]]:
     """The index file and its lines; rebuilt from the graph when the lesson files moved on."""
     path = store.primary.root / "index.txt"
     with store.graph() as g:
-        stamp = _scan.stamp(store.last_sync.states, store.roots)
+        stamp = scan.stamp(store.last_sync.states, store.roots)
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError:

@@ -45,9 +45,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rose import _settings_json as sj
-from rose._atomic import write_text
-from rose._settings_json import EVENTS, MARKER, InstallError, SettingsFileError
+from rose.atomic import write_text
+from rose.host import settings as sj
+from rose.host.settings import EVENTS, MARKER, InstallError, SettingsFileError
 
 __all__ = ["install", "uninstall", "InstallReport", "InstallError", "SettingsFileError"]
 

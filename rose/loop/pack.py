@@ -12,7 +12,7 @@ import json
 import os
 
 from rose import tokens
-from rose._atomic import write_json
+from rose.atomic import write_json
 
 
 class Pack:

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import networkx as nx
 
-from rose.store import Store
+from rose.store.facade import Store
 
 
 def build(store: Store, family: str | None = None) -> nx.DiGraph:

@@ -187,7 +187,7 @@ def _lesson_texts(store: Any) -> list[str]:
 
 def _counts(store: Any) -> dict[str, Any]:
     """Numbers only, from `rose status`."""
-    from rose.status import status
+    from rose.inspect.status import status
 
     s = status(store)
     return {
@@ -352,7 +352,7 @@ def report(
     about: str, expected: str = "", *, days: int = 7, store: Any = None, now: datetime | None = None
 ) -> Report:
     """Build the report, save it under `.rose/reports/` (redacted), and return it."""
-    from rose._atomic import write_text
+    from rose.atomic import write_text
     from rose.redact import redact
 
     if days < 1:
@@ -360,7 +360,7 @@ def report(
     now = now or datetime.now(timezone.utc)
     store_error = ""
     if store is None:
-        from rose.store import Store
+        from rose.store.facade import Store
 
         try:
             store = Store.open()

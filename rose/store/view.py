@@ -10,12 +10,13 @@ from, so a hand edit or a `git pull` makes it stale and the hook takes the slow 
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from rose import _scan, tokens
-from rose._atomic import write_json
+from rose import tokens
+from rose.atomic import write_json
 from rose.graph.engine import Graph
+from rose.prompt_files import template_text
+from rose.store import scan
 
 FORMAT = 3
 
@@ -31,7 +32,7 @@ def _template(name: str):
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
-    text = (resources.files("rose") / "templates" / f"{name}.j2").read_text(encoding="utf-8")
+    text = template_text(name)
     return env.from_string(text)
 
 
@@ -42,7 +43,7 @@ def render(name: str, **context: Any) -> str:
 def fragments(lesson: dict) -> tuple[str, str]:
     """The full block and the one-line reminder for one lesson (a `lesson_get` row)."""
     full = render(
-        "inject_lesson",
+        "inject/lesson",
         id=lesson["id"],
         level=lesson["level"],
         scope=lesson["scope"],
@@ -52,7 +53,7 @@ def fragments(lesson: dict) -> tuple[str, str]:
         conflict=lesson["conflict"],
     )
     gist = lesson["gist"] or lesson["title"]
-    refresher = render("inject_refresher", id=lesson["id"], title=lesson["title"], gist=gist)
+    refresher = render("inject/refresher", id=lesson["id"], title=lesson["title"], gist=gist)
     return full, refresher
 
 
@@ -91,7 +92,7 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
     hook needs the model anyway, and a large store must not rewrite megabytes per save.
     """
     apexes = g.q("apexes", scope="")
-    head, tail = render("inject_head"), render("inject_tail")
+    head, tail = render("inject/head"), render("inject/tail")
     frame = tokens.count(head) + tokens.count(tail)
     budget = config.recall.max_pack_tokens
     total = frame + sum(estimate(a) for a in apexes)
@@ -105,7 +106,7 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
     fits = bool(apexes) and total <= budget
     return {
         "format": FORMAT,
-        "stamp": _scan.stamp(states, roots),
+        "stamp": scan.stamp(states, roots),
         "enabled": config.recall.enabled,
         "budget": budget,
         "fresh_turns": config.recall.stays_fresh_turns,

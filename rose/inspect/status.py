@@ -6,7 +6,7 @@ from typing import Any
 
 from rose.graph.engine import version
 from rose.models import Stats
-from rose.store import Store
+from rose.store.facade import Store
 
 
 def status(store: Store) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The semantic calls: every question about meaning, each behind a template, a schema and a cache.
 
 A call is one registered entry in `CALLS`: its name, a Jinja2 template
-(``rose/prompts/<name>.j2``, rendered with `StrictUndefined`), the pydantic model its
+(``prompts/<name>.j2``, rendered with `StrictUndefined`), the pydantic model its
 context must fit, the pydantic model its answer must fit (whose JSON schema the backend
 enforces), and whether its judgements are cached.
 
@@ -23,17 +23,17 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from pydantic import BaseModel, ValidationError
 
-from rose import _judge_models as m
-from rose._judge_cache import JudgeCache, cache_key, canonical, digest
 from rose.errors import AnswerInvalid, RoseError
+from rose.judge import models as m
+from rose.judge.cache import JudgeCache, cache_key, canonical, digest
 from rose.model.base import Backend, BackendAnswer
+from rose.prompt_files import template_text
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def call_spec(name: str) -> Call:
 def template_source(name: str) -> str:
     """The packaged template text of call `name`."""
     call_spec(name)
-    return (resources.files("rose") / "prompts" / f"{name}.j2").read_text(encoding="utf-8")
+    return template_text(name)
 
 
 @cache

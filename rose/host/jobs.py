@@ -1,4 +1,6 @@
-"""Detached work handed off by hooks that must return at once (`python -m rose.jobs KIND FILE`).
+"""Detached work handed off by hooks that must return at once.
+
+Run as `python -m rose.host.jobs KIND FILE`.
 
 Runs outside the host's hook deadline, with ROSE_CHILD unset but ROSE_JOB=1.
 Today the session-end job records that the session ended; the reflection and
@@ -13,8 +15,8 @@ from pathlib import Path
 
 
 def session_end(payload_path: Path) -> None:
-    from rose._recall_pack import load_session, session_path
-    from rose.store import Store
+    from rose.loop.pack import load_session, session_path
+    from rose.store.facade import Store
 
     payload = json.loads(payload_path.read_text(encoding="utf-8"))
     try:
@@ -49,7 +51,7 @@ def prune_sessions(folder: Path, *, max_age_days: float = 14) -> int:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] != "session-end":
-        print("usage: python -m rose.jobs session-end PAYLOAD_FILE", file=sys.stderr)
+        print("usage: python -m rose.host.jobs session-end PAYLOAD_FILE", file=sys.stderr)
         return 2
     session_end(Path(argv[1]))
     return 0

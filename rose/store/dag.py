@@ -7,7 +7,7 @@ regression set, inherited deltas), descent (candidates), refinement
 
 from __future__ import annotations
 
-from rose.store import Store
+from rose.store.facade import Store
 
 
 def apexes(store: Store, scope: str = "") -> list[dict]:

@@ -17,10 +17,10 @@ import os
 import sys
 from pathlib import Path
 
-from rose import _scan
-from rose._recall_pack import load_session, pack, save_session, session_path
 from rose.events import append_event
-from rose.layout import find_project_root, global_root
+from rose.loop.pack import load_session, pack, save_session, session_path
+from rose.store import scan
+from rose.store.layout import find_project_root, global_root
 
 EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
 _HOST_NAMES = {
@@ -155,7 +155,7 @@ def _session_end(payload: dict, roots) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(payload, fh)
     subprocess.Popen(
-        [sys.executable, "-m", "rose.jobs", "session-end", name],
+        [sys.executable, "-m", "rose.host.jobs", "session-end", name],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -171,7 +171,7 @@ def _fresh_view(roots) -> dict | None:
             view = json.load(fh)
     except (OSError, ValueError):
         return None
-    if view.get("stamp") != _scan.stamp(_scan.scan(roots, episodes=False), roots):
+    if view.get("stamp") != scan.stamp(scan.scan(roots, episodes=False), roots):
         return None
     for key, env in (("budget", "ROSE_RECALL_MAX_PACK_TOKENS"),
                      ("fresh_turns", "ROSE_RECALL_STAYS_FRESH_TURNS")):  # fmt: skip
@@ -193,7 +193,7 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     if view is not None and view.get("fits"):
         chosen = view["lessons"]
     else:
-        from rose.recall import recall_for_hook  # the slow path: store, graph, judge
+        from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
 
         view, chosen, note = recall_for_hook(prompt, roots, payload.get("cwd"))
         if not view or not chosen:

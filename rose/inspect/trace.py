@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rose._recall_pack import Pack, pack
-from rose.recall import RecallResult, recall
-from rose.store import Store
+from rose.loop.pack import Pack, pack
+from rose.loop.recall import RecallResult, recall
+from rose.store.facade import Store
 
 
 def inspect(store: Store, prompt: str, *, judge: Any = None) -> tuple[RecallResult, Pack]:

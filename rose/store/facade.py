@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from rose import config as configmod
-from rose._atomic import write_json, write_text
+from rose.atomic import write_json, write_text
 from rose.errors import CycleError, LessonNotFound, RoseError, StoreNotFound
 from rose.events import append_event
 from rose.graph.engine import Graph, open_graph, remove_database
 from rose.graph.rows import episode_from_row, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
-from rose.layout import StoreDir, find_project_root, global_root
 from rose.models import Episode, Node, now
-from rose.nodefile import dump_episode, dump_node
+from rose.store.layout import StoreDir, find_project_root, global_root
+from rose.store.nodefile import dump_episode, dump_node
 
 
 @dataclass(frozen=True)
@@ -230,12 +230,13 @@ class Store:
 
     def _refresh_view(self, g: Graph) -> None:
         """Rewrite the recall view when the files or the recall settings moved on."""
-        from rose import _scan, recall_view
+        from rose.store import scan
+        from rose.store import view as recall_view
 
         rc = self.config.recall
         want = {
             "format": recall_view.FORMAT,
-            "stamp": _scan.stamp(self.last_sync.states, self.roots),
+            "stamp": scan.stamp(self.last_sync.states, self.roots),
             "budget": rc.max_pack_tokens,
             "enabled": rc.enabled,
             "fresh_turns": rc.stays_fresh_turns,

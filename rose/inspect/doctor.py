@@ -49,7 +49,7 @@ def _budget(tokens: int) -> dict[str, str]:
 
 def diagnose() -> dict[str, Any]:
     from rose.graph.engine import version
-    from rose.store import Store
+    from rose.store.facade import Store
 
     checks: list[dict[str, str]] = []
     try:
@@ -104,7 +104,7 @@ def _launcher_problem(prog: list[str]) -> str | None:
 
 def _wired_in(data: dict) -> dict[str, list[list[str]]]:
     """ROSE event -> the launcher of every handler that runs `rose hook <event>`."""
-    from rose import _settings_json as sj
+    from rose.host import settings as sj
 
     found: dict[str, list[list[str]]] = {}
     for groups in data.get("hooks", {}).values():
@@ -116,7 +116,7 @@ def _wired_in(data: dict) -> dict[str, list[list[str]]]:
 
 
 def _location(name: str, path: Path, found: dict[str, list[list[str]]]) -> dict[str, str]:
-    from rose._settings_json import EVENTS
+    from rose.host.settings import EVENTS
 
     progs = {" ".join(p) for ps in found.values() for p in ps}
     where = f"{len(found)}/{len(EVENTS)} events -> {', '.join(sorted(progs))} ({path})"
@@ -141,8 +141,8 @@ def _enabled_plugin(data: dict) -> str | None:
 
 def _hook_places(target: str, scope: str, project_dir: Path | None) -> list[dict[str, str]]:
     """The checks for one hooks file: ROSE's hooks in it and, for Claude, the plugin."""
-    from rose import _settings_json as sj
-    from rose.install import hooks_file
+    from rose.host import settings as sj
+    from rose.host.install import hooks_file
 
     name = f"hooks {target} {scope}"
     path = hooks_file(target, scope, project_dir)
@@ -161,7 +161,7 @@ def _hook_places(target: str, scope: str, project_dir: Path | None) -> list[dict
 def wiring(project_dir: Path | None = None) -> list[dict[str, str]]:
     """Which hooks are wired where (Claude Code user/project/plugin, Codex), and whether
     each wired command points at a rose that exists."""
-    from rose.install import BEGIN, agents_file
+    from rose.host.install import BEGIN, agents_file
 
     checks: list[dict[str, str]] = []
     for target in ("claude", "codex"):
