@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rose.errors import RoseError
 
 if TYPE_CHECKING:
-    from importlib.resources.abc import Traversable
+    from importlib.abc import Traversable
 
 
 @cache

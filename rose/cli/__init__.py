@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
@@ -13,7 +14,7 @@ from rose.errors import RoseError
 class _RoseGroup(TyperGroup):
     """Turns a RoseError into one line on stderr and exit code 1, never a traceback."""
 
-    def invoke(self, ctx: typer.Context):
+    def invoke(self, ctx: Any):  # a click Context: typer vendors click in some releases
         try:
             return super().invoke(ctx)
         except RoseError as exc:

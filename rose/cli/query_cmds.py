@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from types import ModuleType
 
 import typer
 
@@ -43,6 +44,7 @@ def _console(store, as_json: bool, write: bool) -> None:
     """Read statements until EOF; the database is opened per statement, never while waiting."""
     from rose.errors import RoseError
 
+    readline: ModuleType | None
     try:
         import readline
     except ImportError:  # pragma: no cover - not every platform has it

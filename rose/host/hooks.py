@@ -59,8 +59,10 @@ def _read_payload() -> dict:
         raise HookInputError("no hook payload on stdin (expected the host's JSON)")
     try:
         payload = json.loads(raw)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise HookInputError(f"hook payload is not valid JSON ({exc.msg} at {exc.pos})") from None
+    except ValueError as exc:  # e.g. an integer longer than Python will convert
+        raise HookInputError(f"hook payload is not valid JSON ({exc})") from None
     if not isinstance(payload, dict):
         raise HookInputError("hook payload must be a JSON object")
     return payload

@@ -105,7 +105,7 @@ def is_owned(handler: Any) -> bool:
     if not isinstance(handler, dict):
         return False
     cmd = handler.get("command")
-    return rose_event(cmd) is not None and cmd.rstrip().endswith(MARKER)
+    return isinstance(cmd, str) and rose_event(cmd) is not None and cmd.rstrip().endswith(MARKER)
 
 
 def handlers(groups: list) -> list[Any]:

@@ -59,7 +59,8 @@ def _ranked(items: list[dict], budget: int) -> list[dict]:
 
 def _within(items: list[dict], budget: int) -> list[dict]:
     """The longest prefix that fits `budget` (at least one item: something is better than none)."""
-    out, used = [], 0
+    out: list[dict] = []
+    used = 0
     for item in items:
         cost = recall_view.estimate(item)
         if used + cost <= budget or not out:

@@ -12,6 +12,7 @@ naming it: they are only reachable through the bridging lesson's wording.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from itertools import cycle
 from typing import TYPE_CHECKING, Any, Literal
@@ -109,7 +110,7 @@ class World:
                 rng.choice(("detail", "principle", "trap")) for _ in range(facts_per_topic - 2)
             ]
             # Within a topic, no two facts say the same thing about the same subject.
-            pools = {
+            pools: dict[str, Iterator[Any]] = {
                 "detail": cycle(rng.sample(vocab.THINGS, len(vocab.THINGS))),
                 "principle": cycle(rng.sample(vocab.ACTIONS, len(vocab.ACTIONS))),
                 "trap": cycle(rng.sample(vocab.TRAPS, len(vocab.TRAPS))),
@@ -311,7 +312,7 @@ def _task(rng: random.Random, world: World, i: int, pairs: list[tuple[str, str, 
     hidden: tuple[str, ...] = ()
     if pairs and i % 4 == 3:
         bridge, src, dst = pairs[(i // 4) % len(pairs)]
-        shown = (src,)
+        shown: tuple[str, ...] = (src,)
         hidden = (dst,)
         needs = [bridge, *_pick(rng, world, src, rng.randint(1, 2))]
         needs += _pick(rng, world, dst, rng.randint(1, 2))
