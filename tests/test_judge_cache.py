@@ -206,9 +206,11 @@ def test_assess_missing_lessons_default_to_unused(tmp_path):
     assert got.used_ids() == []
 
 
-def test_simulated_usage_is_logged(tmp_path):
-    backend = FixedBackend(ANSWER)
+def test_backend_usage_is_logged_beside_the_measured_latency(tmp_path):
+    backend = FixedBackend(ANSWER)  # reports 0.5 s but answers at once
     make(tmp_path, backend).ask("relevance", CONTEXT)
     event = read_events(tmp_path / "ev.jsonl", kind="judge")[0]
-    assert event["latency_ms"] == 500.0
+    assert event["latency_ms"] < 500.0
+    assert event["backend_latency_ms"] == 500.0
     assert event["input_tokens"] == 7
+    assert "simulated" not in event

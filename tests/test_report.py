@@ -2,7 +2,8 @@
 machine's paths: no lesson title or body, no prompt, no tmp or home path (not even inside a
 logged error's detail), backends by name only, secrets redacted; it is saved under
 .rose/reports/, counts only the last N days, works without a store, and ends with the
-command that would file it."""
+command that would file it. Its cost totals are what backends reported; a simulated
+backend's projection is shown apart, labelled, and added to no total."""
 
 from __future__ import annotations
 
@@ -115,6 +116,29 @@ def test_days_widen_the_window(seeded: Store):
     assert "| inject | 2 |" in text
     assert "Events, last 60 days" in text
     assert "| inject | 1 |" in report("x", store=seeded).text
+
+
+def test_cost_totals_leave_simulated_figures_out(store: Store):
+    sim = {"input_tokens": 4000, "output_tokens": 300, "cost_usd": 0.5, "latency_ms": 4200.0}
+    _events(
+        store,
+        {"time": _ago(hours=3), "kind": "judge", "call": "relevance", "cached": False,
+         "latency_ms": 900.0, "backend_latency_ms": 850.0, "input_tokens": 2112,
+         "output_tokens": 34, "cost_usd": 0.0123},
+        {"time": _ago(hours=2), "kind": "judge", "call": "scope", "cached": False,
+         "latency_ms": 0.4, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0,
+         "simulated": sim},
+        {"time": _ago(hours=1), "kind": "judge", "call": "scope", "cached": False,
+         "latency_ms": 0.3, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0,
+         "simulated": {**sim, "latency_ms": 4400.0}},
+    )  # fmt: skip
+    text = report("costs", store=store).text
+    assert "- reported by the backends: $0.0123, 2112 tokens in, 34 out, over 1 uncached" in text
+    assert (
+        "- simulated, not measured and in no other figure here: $1.0000, about 8000 tokens in, "
+        "600 out (estimated), median 4300 ms (projected), over 2 uncached call(s)"
+    ) in text
+    assert "| scope | 2 | 0 | 0 | 0.35 | 0.35 |" in text  # measured, not the projected 4300
 
 
 def test_backends_are_named_not_located(store: Store, tmp_path: Path, monkeypatch):

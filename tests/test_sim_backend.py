@@ -3,8 +3,9 @@
 Locks in: benchmarks and loop tests are reproducible (same seed and world -> the same
 answer to every call, whatever order calls come in; another seed -> another world and
 other noise); `noise` flips about the asked fraction of judgements; `under_report`
-leaves about that fraction of dropped claims undeclared; latency and cost are simulated
-into Usage without sleeping; an unknown call is a backend failure, not a guess.
+leaves about that fraction of dropped claims undeclared; latency, cost and token estimates
+are projected into Usage.simulated without sleeping, never into the measured fields; an
+unknown call is a backend failure, not a guess.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import pytest
 from rose import tokens
 from rose.errors import BackendFailed
 from rose.judge.calls import Judge, render, schema_of
+from rose.model.base import Usage
 from rose.sim import SimulatedBackend, World, examples
+from rose.sim.backend import LATENCY_BASE_S
 
 
 def _answers(backend: SimulatedBackend, contexts: dict, order=None) -> dict[str, str]:
@@ -105,20 +108,28 @@ def test_usage_is_simulated_not_slept():
     for _ in range(50):
         answer = backend.complete("relevance", prompt, {}, timeout_s=1)
     assert time.perf_counter() - started < 2
-    assert answer.usage.input_tokens == tokens.count(prompt)
-    assert answer.usage.output_tokens == tokens.count(answer.raw)
-    assert answer.usage.wall_s > 0.6 and answer.usage.cost_usd > 0
+    assert answer.usage == Usage(simulated=answer.usage.simulated)  # nothing measured
+    sim = answer.usage.simulated
+    assert sim.input_tokens == tokens.count(prompt)
+    assert sim.output_tokens == tokens.count(answer.raw)
+    assert sim.wall_s > 0.6 and sim.cost_usd > 0
     assert len(backend.requests) == 50
 
 
-def test_judge_logs_simulated_cost(tmp_path):
+def test_judge_logs_simulated_cost_apart(tmp_path):
     world = World.generate(3)
     judge = Judge(SimulatedBackend(world), cache_path=None, events_path=tmp_path / "e.jsonl")
+    started = time.perf_counter()
     judge.ask("scope", examples.contexts(world)["scope"])
+    elapsed_ms = (time.perf_counter() - started) * 1000
     from rose.events import read_events
 
     (event,) = read_events(tmp_path / "e.jsonl", kind="judge")
-    assert event["latency_ms"] > 600 and event["cost_usd"] > 0 and event["input_tokens"] > 0
+    assert 0 < event["latency_ms"] <= elapsed_ms < LATENCY_BASE_S * 1000
+    assert (event["cost_usd"], event["input_tokens"], event["output_tokens"]) == (0, 0, 0)
+    assert "backend_latency_ms" not in event
+    sim = event["simulated"]
+    assert sim["latency_ms"] > 600 and sim["cost_usd"] > 0 and sim["input_tokens"] > 0
 
 
 def test_unknown_call_fails():

@@ -238,6 +238,41 @@ def _judge_rows(events: list[dict]) -> list[list[str]]:
     return rows
 
 
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def _usage_lines(events: list[dict]) -> list[str]:
+    """Model-call cost and tokens as the backends reported them; simulated figures apart.
+
+    A judge event's top-level figures are real (see `rose.judge.calls.usage_fields`); a
+    simulated backend's invented ones sit under ``simulated`` and are never added in.
+    """
+    asked = [e for e in events if e.get("kind") == "judge" and not e.get("cached")]
+    sims = [e["simulated"] for e in asked if isinstance(e.get("simulated"), dict)]
+    real = [e for e in asked if not e.get("simulated")]
+    lines = []
+    if real:
+        cost = sum(_number(e.get("cost_usd")) for e in real)
+        t_in = sum(_number(e.get("input_tokens")) for e in real)
+        t_out = sum(_number(e.get("output_tokens")) for e in real)
+        lines.append(
+            f"reported by the backends: ${cost:.4f}, {t_in:.0f} tokens in, {t_out:.0f} out, "
+            f"over {len(real)} uncached call(s)"
+        )
+    if sims:
+        cost = sum(_number(s.get("cost_usd")) for s in sims)
+        t_in = sum(_number(s.get("input_tokens")) for s in sims)
+        t_out = sum(_number(s.get("output_tokens")) for s in sims)
+        ms = [_number(s.get("latency_ms")) for s in sims]
+        lines.append(
+            f"simulated, not measured and in no other figure here: ${cost:.4f}, about "
+            f"{t_in:.0f} tokens in, {t_out:.0f} out (estimated), median {_median(ms)} ms "
+            f"(projected), over {len(sims)} uncached call(s)"
+        )
+    return lines
+
+
 def _stage_lines(events: list[dict]) -> list[str]:
     """Counts and timings for the stages that log numbers of their own."""
     lines = []
@@ -319,9 +354,12 @@ def render(facts: dict[str, Any], about: str, expected: str) -> str:
         lines += _table(["kind", "count"], [[k, str(n)] for k, n in sorted(kinds.items())])
         judge = _judge_rows(events)
         if judge:
-            lines += ["", "Model calls (latency in ms):", ""]
+            lines += ["", "Model calls (latency in ms, measured around each call):", ""]
             head = ["call", "calls", "cached", "failed", "median", "median uncached"]
             lines += _table(head, judge)
+            usage = _usage_lines(events)
+            if usage:
+                lines += [""] + [f"- {u}" for u in usage]
         stages = _stage_lines(events)
         if stages:
             lines += [""] + [f"- {s}" for s in stages]

@@ -15,6 +15,10 @@ and the whole context (candidates' text included), so editing a prompt, switchin
 changing a schema or editing a lesson invalidates exactly the judgements it touched.
 An answer that does not validate raises `AnswerInvalid`; it is never cached and never
 read as a pass.
+
+Every judgement is logged as a ``judge`` event whose ``latency_ms`` is measured around
+the call; a backend's figures are logged as it reported them, and a simulated backend's
+invented ones only under ``simulated`` (see `usage_fields`).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from pydantic import BaseModel, ValidationError
 from rose.errors import AnswerInvalid, RoseError
 from rose.judge import models as m
 from rose.judge.cache import JudgeCache, cache_key, canonical, digest
-from rose.model.base import Backend, BackendAnswer
+from rose.model.base import Backend, BackendAnswer, Usage
 from rose.prompt_files import template_text
 
 
@@ -270,7 +274,7 @@ class Judge:
         except RoseError as exc:
             self._log(name, template_hash, started, cached=False, error=type(exc).__name__)
             raise
-        if use_cache:
+        if use_cache and self.cache is not None:
             self.cache.put(key, name, answer.model_dump(mode="json"))
         self._log(name, template_hash, started, cached=False, reply=reply)
         return answer
@@ -299,21 +303,45 @@ class Judge:
             return
         from rose.events import append_event  # the log redacts, so it imports redaction
 
-        usage = reply.usage if reply is not None else None
         measured = time.perf_counter() - started
-        wall = usage.wall_s if usage is not None and usage.wall_s > 0 else measured
         data: dict[str, Any] = {
             "call": name,
             "template_hash": template_hash[:16],
             "cached": cached,
-            "latency_ms": round(wall * 1000, 3),
-            "input_tokens": usage.input_tokens if usage else 0,
-            "output_tokens": usage.output_tokens if usage else 0,
-            "cost_usd": usage.cost_usd if usage else 0.0,
+            "latency_ms": round(measured * 1000, 3),
+            **usage_fields(reply.usage if reply is not None else None),
         }
         if error:
             data["error"] = error
         append_event(self.events_path, "judge", data)
+
+
+def usage_fields(usage: Usage | None) -> dict[str, Any]:
+    """A judge event's usage: the backend's real figures, and any simulated ones kept apart.
+
+    ``input_tokens``, ``output_tokens`` and ``cost_usd`` are what the backend reported (0
+    when it reports nothing); ``backend_latency_ms`` is the backend's own wall time, beside
+    the judge's measured ``latency_ms``. A simulated backend's invented figures go under
+    ``simulated`` only, so a sum over the top-level fields never includes them.
+    """
+    if usage is None:
+        return {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
+    out: dict[str, Any] = {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cost_usd": usage.cost_usd,
+    }
+    if usage.wall_s > 0:
+        out["backend_latency_ms"] = round(usage.wall_s * 1000, 3)
+    sim = usage.simulated
+    if sim is not None:
+        out["simulated"] = {
+            "input_tokens": sim.input_tokens,
+            "output_tokens": sim.output_tokens,
+            "cost_usd": sim.cost_usd,
+            "latency_ms": round(sim.wall_s * 1000, 3),
+        }
+    return out
 
 
 def validate_answer(spec: Call, ctx: BaseModel, reply: BackendAnswer) -> BaseModel:

@@ -6,15 +6,37 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 
+@dataclass(frozen=True)
+class SimulatedUsage:
+    """What a call of this size would cost a hosted model: invented, never measured.
+
+    Only the simulated backend fills it, as a projection for benchmarks. Its token
+    counts are estimates (`rose.tokens.count`), its dollars and seconds come from
+    made-up prices and latencies, and nothing adds it to the figures of `Usage`.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    wall_s: float = 0.0
+
+
 @dataclass
 class Usage:
-    """What one call cost: tokens, dollars and wall time."""
+    """What one call cost, as the backend reported or measured it: tokens, dollars, wall time.
+
+    Every figure is real or 0: a backend that cannot know one leaves it at 0 rather than
+    guess (codex reports no cost; the scripted backend reports nothing). `wall_s` is the
+    backend's own figure, e.g. the CLI process's lifetime; the judge logs its own
+    measurement beside it. Invented figures go in `simulated`, never here.
+    """
 
     input_tokens: int = 0
     cached_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
     wall_s: float = 0.0
+    simulated: SimulatedUsage | None = None
 
 
 @dataclass

@@ -4,7 +4,8 @@ It answers every semantic call from the same rendered prompt a real backend rece
 reading it back with `rose.sim.parse`, and answers from the world's truth. Knobs:
 ``noise`` flips that fraction of judgements, ``under_report`` leaves that fraction of
 dropped claims undeclared. Everything is a pure function of (seed, call, prompt), so a
-run is reproducible. Latency and cost are simulated into `Usage`, never slept.
+run is reproducible. Nothing is measured, so the answer's `Usage` is all zeros; what a
+hosted model would have charged and taken is projected into `Usage.simulated`, never slept.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from rose import tokens
 from rose.errors import BackendFailed
-from rose.model.base import BackendAnswer, Usage
+from rose.model.base import BackendAnswer, SimulatedUsage, Usage
 from rose.sim import choose, compress, learn
 from rose.sim.draws import Draws
 from rose.sim.world import World
@@ -37,7 +38,7 @@ HANDLERS: dict[str, Handler] = {
     "merge": compress.merge,
 }
 
-# A mid-sized hosted model: dollars per token, and seconds per call and per token.
+# A made-up mid-sized hosted model: dollars per token, and seconds per call and per token.
 PRICE_IN = 3e-6
 PRICE_OUT = 15e-6
 LATENCY_BASE_S = 0.6
@@ -46,13 +47,15 @@ LATENCY_PER_OUT_S = 0.012
 
 
 def simulated_usage(prompt: str, raw: str) -> Usage:
-    """What a call of this size would have cost a hosted model, in tokens, dollars, time."""
+    """No measured figures, and a projection of what a hosted model would have charged."""
     n_in, n_out = tokens.count(prompt), tokens.count(raw)
     return Usage(
-        input_tokens=n_in,
-        output_tokens=n_out,
-        cost_usd=round(n_in * PRICE_IN + n_out * PRICE_OUT, 8),
-        wall_s=round(LATENCY_BASE_S + n_in * LATENCY_PER_IN_S + n_out * LATENCY_PER_OUT_S, 4),
+        simulated=SimulatedUsage(
+            input_tokens=n_in,
+            output_tokens=n_out,
+            cost_usd=round(n_in * PRICE_IN + n_out * PRICE_OUT, 8),
+            wall_s=round(LATENCY_BASE_S + n_in * LATENCY_PER_IN_S + n_out * LATENCY_PER_OUT_S, 4),
+        )
     )
 
 
