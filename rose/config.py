@@ -4,6 +4,11 @@ Every key is `section.key` (or a bare top-level key such as `agent`); its
 environment variable is `ROSE_` + the key upper-cased with dots as underscores,
 e.g. `recall.max_pack_tokens` ↔ `ROSE_RECALL_MAX_PACK_TOKENS`. The reference in
 docs/configuration.md is generated from the field descriptions below.
+
+A setting whose behaviour is not built yet keeps its name, but its Field carries
+`json_schema_extra=NOT_BUILT`: `rose config` and the docs then say "(not built yet)".
+Remove the mark when code starts reading the setting (tests/test_settings_are_read.py
+fails until you do, and fails on an unmarked setting that nothing reads).
 """
 
 from __future__ import annotations
@@ -13,8 +18,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
 
 from rose.errors import ConfigError
+
+#: The mark on a setting that is validated and shown but read by no code yet.
+NOT_BUILT: dict[str, Any] = {"not_built": True}
+#: How the mark reads in descriptions, `rose config` and the reference docs.
+NOT_BUILT_LABEL = "(not built yet)"
 
 
 class _Section(BaseModel):
@@ -32,7 +43,9 @@ class Recall(_Section):
         8, ge=1, description="Turns a served lesson counts as still in context."
     )
     strategy: Literal["delta-patch", "delta-jump", "stepwise"] = Field(
-        "delta-patch", description="How descent restores detail when a compressed lesson fails."
+        "delta-patch",
+        description="How descent restores detail when a compressed lesson fails.",
+        json_schema_extra=NOT_BUILT,
     )
 
 
@@ -49,30 +62,69 @@ class Graph(_Section):
 
 
 class Compress(_Section):
-    max_level: int = Field(6, ge=1, description="No compression above this level.")
+    max_level: int = Field(
+        6, ge=1, description="No compression above this level.", json_schema_extra=NOT_BUILT
+    )
     min_successes: int = Field(
-        2, ge=1, description="Used-and-succeeded recalls a lesson needs before compressing."
+        2,
+        ge=1,
+        description="Used-and-succeeded recalls a lesson needs before compressing.",
+        json_schema_extra=NOT_BUILT,
     )
     ratio: float = Field(
-        0.75, gt=0, le=1, description="A compression must be at most this share of the tokens."
+        0.75,
+        gt=0,
+        le=1,
+        description="A compression must be at most this share of the tokens.",
+        json_schema_extra=NOT_BUILT,
     )
-    sample: int = Field(5, ge=1, description="Regression episodes replayed per compression.")
+    sample: int = Field(
+        5,
+        ge=1,
+        description="Regression episodes replayed per compression.",
+        json_schema_extra=NOT_BUILT,
+    )
 
 
 class Routing(_Section):
-    max_tokens: int = Field(300, ge=0, description="Token cap on the always-injected rules.")
+    max_tokens: int = Field(
+        300,
+        ge=0,
+        description="Token cap on the always-injected rules.",
+        json_schema_extra=NOT_BUILT,
+    )
 
 
 class Reflect(_Section):
     mode: Literal["background", "fork", "block", "off"] = Field(
-        "background", description="How the per-turn reflector sees the session."
+        "background",
+        description="How the per-turn reflector sees the session.",
+        json_schema_extra=NOT_BUILT,
     )
     nudge_after_tool_calls: int = Field(
-        12, ge=1, description="Tool calls that make a turn worth a thought."
+        12,
+        ge=1,
+        description="Tool calls that make a turn worth a thought.",
+        json_schema_extra=NOT_BUILT,
     )
-    nudge_after_turns: int = Field(3, ge=1, description="Turns that make a reflection worthwhile.")
-    min_surprises: int = Field(2, ge=1, description="Failed tool calls that make a turn notable.")
-    nudge_cooldown_s: int = Field(300, ge=0, description="Least seconds between two reflections.")
+    nudge_after_turns: int = Field(
+        3,
+        ge=1,
+        description="Turns that make a reflection worthwhile.",
+        json_schema_extra=NOT_BUILT,
+    )
+    min_surprises: int = Field(
+        2,
+        ge=1,
+        description="Failed tool calls that make a turn notable.",
+        json_schema_extra=NOT_BUILT,
+    )
+    nudge_cooldown_s: int = Field(
+        300,
+        ge=0,
+        description="Least seconds between two reflections.",
+        json_schema_extra=NOT_BUILT,
+    )
 
 
 class Config(_Section):
@@ -87,16 +139,40 @@ class Config(_Section):
     reflect: Reflect = Field(default_factory=Reflect)
 
 
-def keys() -> dict[str, tuple[Any, str]]:
-    """Every settable key with its default and description, in declaration order."""
-    out: dict[str, tuple[Any, str]] = {}
+def fields() -> dict[str, FieldInfo]:
+    """Every settable key's pydantic field, in declaration order."""
+    out: dict[str, FieldInfo] = {}
     for name, field in Config.model_fields.items():
         ann = field.annotation
         if isinstance(ann, type) and issubclass(ann, _Section):
-            for sub, sf in ann.model_fields.items():
-                out[f"{name}.{sub}"] = (sf.default, sf.description or "")
+            out.update({f"{name}.{sub}": sf for sub, sf in ann.model_fields.items()})
         else:
-            out[name] = (field.default, field.description or "")
+            out[name] = field
+    return out
+
+
+def _is_not_built(field: FieldInfo) -> bool:
+    extra = field.json_schema_extra
+    return isinstance(extra, dict) and bool(extra.get("not_built"))
+
+
+def not_built(key: str) -> bool:
+    """Whether `key` is marked NOT_BUILT: validated and shown, but read by no code yet."""
+    field = fields().get(key)
+    if field is None:
+        raise ConfigError(key, None, "unknown key; `rose config` lists them")
+    return _is_not_built(field)
+
+
+def keys() -> dict[str, tuple[Any, str]]:
+    """Every settable key with its default and description, in declaration order; the
+    description of a key marked NOT_BUILT starts with NOT_BUILT_LABEL."""
+    out: dict[str, tuple[Any, str]] = {}
+    for key, field in fields().items():
+        description = field.description or ""
+        if _is_not_built(field):
+            description = f"{NOT_BUILT_LABEL} {description}"
+        out[key] = (field.default, description)
     return out
 
 

@@ -18,7 +18,10 @@ def config(
     scope: str = typer.Option("project", help="Which store's config.yaml to write."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Show every setting, one setting, or change one (ROSE_SECTION_KEY env vars win)."""
+    """Show every setting, one setting, or change one (ROSE_SECTION_KEY env vars win).
+
+    A setting marked (not built yet) is validated and stored, but no code reads it yet.
+    """
     from rose import config as cfg
     from rose.store.facade import Store
 
@@ -26,7 +29,8 @@ def config(
     if value is not None:
         new = cfg.set_override(store.dir_for(scope).config, key, value)
         store.log("config", {"key": key, "scope": scope})
-        typer.echo(f"{key} = {new}  ({store.dir_for(scope).config})")
+        note = f"  {cfg.NOT_BUILT_LABEL}: nothing reads it yet" if cfg.not_built(key) else ""
+        typer.echo(f"{key} = {new}  ({store.dir_for(scope).config}){note}")
         return
     effective = store.config
     if key:
@@ -36,12 +40,15 @@ def config(
     rows = []
     for k, (default, help_) in cfg.keys().items():
         v = cfg.get(effective, k)
-        rows.append({"key": k, "value": v, "default": default, "help": help_})
+        rows.append(
+            {"key": k, "value": v, "default": default, "help": help_, "built": not cfg.not_built(k)}
+        )
     if as_json:
         emit_json(rows)
         return
     for r in rows:
         mark = "" if r["value"] == r["default"] else f"   (default {r['default']})"
+        mark += "" if r["built"] else f"   {cfg.NOT_BUILT_LABEL}"
         typer.echo(f"{r['key']} = {r['value']}{mark}")
 
 

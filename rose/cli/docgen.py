@@ -103,24 +103,10 @@ def _values(field: Any) -> str:
     return kind + (" " + ", ".join(bounds) if bounds else "")
 
 
-def _fields() -> dict[str, Any]:
-    """Every key's pydantic field, keyed like `rose.config.keys()`."""
-    from rose.config import Config
-
-    out: dict[str, Any] = {}
-    for name, field in Config.model_fields.items():
-        sub = getattr(field.annotation, "model_fields", None)
-        if sub is not None:
-            out.update({f"{name}.{k}": f for k, f in sub.items()})
-        else:
-            out[name] = field
-    return out
-
-
 def config_markdown() -> str:
     from rose import config
 
-    fields = _fields()
+    fields = config.fields()
     lines = [
         "# Configuration reference",
         "",
@@ -144,6 +130,9 @@ def config_markdown() -> str:
         "underscores. Its value is read as YAML (`4000`, `true`, `kuzu`); set but empty, it is",
         "the empty string. An unknown key in a config file, or a value out of range, is an",
         "error that names the key.",
+        "",
+        f"A setting marked *{config.NOT_BUILT_LABEL}* is validated, stored and shown, but no code",
+        "reads it yet: setting it changes nothing until the behaviour it names is built.",
     ]
     section = None
     for key, (default, description) in config.keys().items():

@@ -20,10 +20,15 @@ def add(
         "project", help="project: this repository's store; global: ~/.rose, for every repo."
     ),
     no_reconcile: bool = typer.Option(
-        False, "--no-reconcile", help="Store as given, without comparing to known lessons."
+        False,
+        "--no-reconcile",
+        help="(not built yet) Accepted and ignored: no lesson is compared to known ones yet.",
     ),
 ) -> None:
-    """Teach ROSE a lesson: stored at once, verbatim, as a level-0 lesson."""
+    """Teach ROSE a lesson: stored at once, verbatim, as a level-0 lesson.
+
+    It is not compared with the lessons already known: reconciling is not built yet.
+    """
     from rose.store.facade import Store
 
     if scope not in ("project", "global"):
