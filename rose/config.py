@@ -224,14 +224,36 @@ def read_overrides(path: Path) -> dict[str, Any]:
 
 
 def _env_overrides() -> dict[str, Any]:
-    import yaml
 
     out = {}
     for key in keys():
         raw = os.environ.get(env_name(key))
         if raw is not None:
-            out[key] = yaml.safe_load(raw) if raw.strip() else ""
+            out[key] = parse_value(key, raw)
     return out
+
+
+def parse_value(key: str, raw: str) -> Any:
+    """A value typed on the command line or in the environment, as the setting's type wants.
+
+    Text settings take the text as typed: YAML would read `off` or `no` as a boolean and
+    `3` as a number, and `rose config reflect.mode off` must mean the word.
+    """
+    import yaml
+
+    field = fields().get(key)
+    if field is not None and _is_text(field.annotation):
+        return raw.strip()
+    return yaml.safe_load(raw) if raw.strip() else ""
+
+
+def _is_text(annotation: Any) -> bool:
+    if annotation is str:
+        return True
+    args = getattr(annotation, "__args__", ())
+    return getattr(annotation, "__origin__", None) is Literal and all(
+        isinstance(a, str) for a in args
+    )
 
 
 def load(paths: list[Path]) -> Config:
@@ -270,7 +292,7 @@ def set_override(path: Path, key: str, raw: str) -> Any:
     if key not in keys():
         raise ConfigError(key, raw, "unknown key; `rose config` lists them")
     flat = read_overrides(path)
-    flat[key] = yaml.safe_load(raw) if raw.strip() else ""
+    flat[key] = parse_value(key, raw)
     cfg = validate(flat)
     value = get(cfg, key)
     flat[key] = value

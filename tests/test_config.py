@@ -65,3 +65,17 @@ def test_set_override_keeps_other_keys_and_validates(tmp_path: Path):
     with pytest.raises(ConfigError):
         config.set_override(p, "recall.judge_calls", "-1")
     assert config.load([p]).recall.judge_calls == 5  # the refused value was not written
+
+
+def test_text_settings_take_the_words_as_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """YAML reads `off` as false and `3` as a number; a text setting must keep the word."""
+    path = tmp_path / "config.yaml"
+    assert config.set_override(path, "reflect.mode", "off") == "off"
+    assert config.set_override(path, "model", "3") == "3"
+    assert config.set_override(path, "recall.enabled", "off") is False  # a real boolean
+    cfg = config.load([path])
+    assert (cfg.reflect.mode, cfg.model, cfg.recall.enabled) == ("off", "3", False)
+    monkeypatch.setenv("ROSE_REFLECT_MODE", "block")
+    monkeypatch.setenv("ROSE_MODEL", "no")
+    cfg = config.load([path])
+    assert (cfg.reflect.mode, cfg.model) == ("block", "no")
