@@ -1,4 +1,8 @@
-"""The data model: lessons (nodes), episodes, routing rules, sessions and events."""
+"""The data model: lessons (nodes), episodes, routing rules, sessions and events.
+
+Models whose docstring starts "(not built yet)" keep the names later work will use, but
+no code reads or writes them yet.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,9 @@ Origin = Literal["reflection", "compression", "merge", "manual"]
 Scope = Literal["project", "global"]
 Outcome = Literal["success", "failure", "partial", "unknown"]
 ClaimKind = Literal["parameter", "detail", "step", "example", "caveat", "principle", "other"]
+#: The routing fields a lesson can have derived (first sentence) rather than written.
+Provisional = Literal["title", "gist"]
+_PROVISIONAL_ORDER: tuple[str, ...] = ("title", "gist")
 
 #: Statuses recall may serve: disputed lessons stay servable, their question attached.
 SERVABLE: tuple[str, ...] = ("active", "disputed")
@@ -35,6 +42,47 @@ def slug(text: str) -> str:
     """A family name usable as a folder: lowercase words joined by dashes."""
     s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:64].strip("-")
     return s or "general"
+
+
+def first_sentence(text: str, limit: int = 160) -> str:
+    """The text's first sentence on one line, cut with '…' past `limit` characters."""
+    flat = " ".join(text.split())
+    for end in (". ", "! ", "? "):
+        i = flat.find(end)
+        if 0 < i < limit:
+            return flat[: i + 1]
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _plain(text: str) -> str:
+    """Text for a structural comparison: one line, casefolded, no heading marks or end stops."""
+    flat = " ".join(text.split()).casefold()
+    return flat.lstrip("#").strip().rstrip(".!?:;,…").rstrip()
+
+
+def title_repeats(title: str, text: str) -> bool:
+    """Whether `title` just repeats how `text` opens: its first line or first sentence.
+
+    A structural comparison (case, whitespace, heading marks and end punctuation aside),
+    not a similarity judgement; a title cut with '…' repeats the opening it is a prefix of.
+    """
+    want = _plain(title)
+    lines = text.strip().splitlines()
+    if not (want and lines):
+        return False
+    head = lines[0].strip().lstrip("#")
+    openings = {_plain(first_sentence(head, len(head) + 1)), _plain(head)}
+    openings.add(_plain(first_sentence(text, len(text) + 1)))
+    if want in openings:
+        return True
+    cut = title.rstrip()
+    stem = _plain(cut[:-1]) if cut.endswith("…") else ""
+    return bool(stem) and any(o.startswith(stem) for o in openings)
+
+
+def shown_title(title: str, text: str) -> str:
+    """The title as injected above `text`: nothing when it only repeats the text's opening."""
+    return "" if title_repeats(title, text) else title
 
 
 class _Model(BaseModel):
@@ -77,6 +125,10 @@ class Node(_Model):
     family: str = "general"
     title: str = Field(min_length=1)
     gist: str = ""
+    provisional: list[Provisional] = Field(
+        default_factory=list,
+        description="title/gist derived from the first sentence, not written: to be replaced",
+    )
     body: str = ""
     level: int = Field(0, ge=0)
     status: Status = "active"
@@ -118,6 +170,11 @@ class Node(_Model):
     def _ids_ok(cls, v: list[str], info) -> list[str]:
         return _check_ids(v, info.field_name)
 
+    @field_validator("provisional")
+    @classmethod
+    def _provisional_ok(cls, v: list[str]) -> list[str]:
+        return [f for f in _PROVISIONAL_ORDER if f in v]  # one order, no duplicates
+
     @property
     def servable(self) -> bool:
         return self.status in SERVABLE
@@ -142,7 +199,7 @@ class Episode(_Model):
 
 
 class RoutingRule(_Model):
-    """A selection lesson: when a kind of task comes up, where (not) to look."""
+    """(not built yet) A selection lesson: when a kind of task comes up, where (not) to look."""
 
     id: str = Field(default_factory=lambda: new_id("r"))
     when: str = Field(min_length=1, description="the kind of task this applies to")
@@ -153,12 +210,15 @@ class RoutingRule(_Model):
 
 
 class ServedEntry(_Model):
+    """(not built yet) When a lesson was served in a session, and in which form."""
+
     turn: int = Field(ge=0)
     form: Literal["full", "refresher"] = "full"
 
 
 class SessionRecord(_Model):
-    """Per-session scratch: what was served when, for the fresh/stale/refresh decision."""
+    """(not built yet) Per-session scratch: what was served when, for the fresh/stale/refresh
+    decision."""
 
     session: str
     turn: int = 0
@@ -171,6 +231,8 @@ class SessionRecord(_Model):
     host: Literal["claude", "codex", "unknown"] = "unknown"
 
 
+#: (not built yet) The kinds of event the log will be checked against; `rose.events`
+#: writes free-form kinds today.
 EventKind = Literal[
     "inject",
     "judge",
@@ -191,6 +253,8 @@ EventKind = Literal[
 
 
 class Event(_Model):
+    """(not built yet) One line of events.jsonl as a model; `rose.events` writes plain dicts."""
+
     model_config = ConfigDict(extra="allow")
 
     time: datetime = Field(default_factory=now)

@@ -1,5 +1,6 @@
 """Lesson file ↔ model and file ↔ graph ↔ model round trips keep every field: unicode, empty
-lists, several parents, dropped claims, stats. Property tests, so odd text is covered too."""
+lists, several parents, dropped claims, stats, provisional marks. Property tests, so odd text
+is covered too."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def nodes(draw) -> Node:
     return Node(
         title=draw(_text.filter(lambda s: s.strip())),
         gist=draw(_text),
+        provisional=draw(st.sampled_from([[], ["title"], ["gist"], ["title", "gist"]])),
         body=draw(_text).strip("\n"),
         family=draw(st.sampled_from(["general", "retry", "db-ports", "x_1"])),
         level=draw(st.integers(0, 6)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from rose import tokens
-from rose.models import Claim, Episode, Node, Stats
+from rose.models import Claim, Episode, Node, Stats, shown_title
 
 
 def _iso(value: datetime | None) -> str:
@@ -14,19 +14,23 @@ def _iso(value: datetime | None) -> str:
 
 def lesson_row(node: Node, path: str) -> dict:
     s = node.stats
+    # Token counts are of what is injected: no title where it only repeats the text below it.
+    full_title = shown_title(node.title, node.body or node.gist)
+    gist_title = shown_title(node.title, node.gist)
     return {
         "id": node.id,
         "scope": node.scope,
         "family": node.family,
         "title": node.title,
         "gist": node.gist,
+        "provisional": list(node.provisional),
         "body": node.body,
         "level": node.level,
         "status": node.status,
         "origin": node.origin,
         "conflict": node.conflict,
-        "tokens": tokens.count(node.title) + tokens.count(node.body),
-        "gist_tokens": tokens.count(node.title) + tokens.count(node.gist),
+        "tokens": tokens.count(full_title) + tokens.count(node.body),
+        "gist_tokens": tokens.count(gist_title) + tokens.count(node.gist),
         "derived_ids": list(node.derived_from),
         "parent_ids": list(node.parents),
         "covers": list(node.covers_tasks),
@@ -67,6 +71,7 @@ def node_from_row(row: dict, claims: list[dict]) -> Node:
         family=row["family"],
         title=row["title"],
         gist=row["gist"],
+        provisional=row["provisional"],
         body=row["body"],
         level=row["level"],
         status=row["status"],

@@ -195,16 +195,22 @@ class Store:
         family: str | None = None,
         scope: str | None = None,
     ) -> Node:
-        """Record a lesson as taught: level 0, origin manual, verbatim body."""
-        from rose.models import slug
+        """Record a lesson as taught: level 0, origin manual, verbatim body.
+
+        Without a model the gist, and the title unless given, are the first sentence:
+        marked provisional, for a later reconcile to write properly.
+        """
+        from rose.models import first_sentence, slug
 
         text = body.strip()
         if not text:
             raise RoseError("a lesson needs a body; pass text, or `-` to read it from stdin")
+        title = (title or "").strip()
         first = text.splitlines()[0].strip().lstrip("#").strip()
         node = Node(
-            title=(title or _first_sentence(first, 80).rstrip(".")).strip() or "Untitled lesson",
-            gist=_first_sentence(text),
+            title=title or first_sentence(first, 80).rstrip(".").strip() or "Untitled lesson",
+            gist=first_sentence(text),
+            provisional=["gist"] if title else ["title", "gist"],
             body=text,
             family=slug(family) if family else "general",
             origin="manual",
@@ -287,12 +293,3 @@ def _redacted(node: Node) -> Node:
     from rose.redact import redact_obj
 
     return Node.model_validate(redact_obj(node.model_dump()))
-
-
-def _first_sentence(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    for end in (". ", "! ", "? "):
-        i = flat.find(end)
-        if 0 < i < limit:
-            return flat[: i + 1]
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

@@ -22,6 +22,7 @@ _ORDER = (
     "family",
     "title",
     "gist",
+    "provisional",
     "level",
     "status",
     "origin",
@@ -51,7 +52,8 @@ def pydantic_reason(exc: ValidationError) -> str:
 
 def dump_node(node: Node) -> str:
     data = node.model_dump(mode="json", exclude={"body", "scope"})
-    front = {k: data[k] for k in _ORDER}
+    # `provisional` only appears when something was derived, so a written lesson stays clean.
+    front = {k: data[k] for k in _ORDER if k != "provisional" or data[k]}
     text = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     body = node.body.rstrip("\n")
     return f"{_FENCE}\n{text}{_FENCE}\n{body}\n" if body else f"{_FENCE}\n{text}{_FENCE}\n"

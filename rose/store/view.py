@@ -15,10 +15,11 @@ from typing import Any
 from rose import tokens
 from rose.atomic import write_json
 from rose.graph.engine import Graph
+from rose.models import shown_title
 from rose.prompt_files import template_text
 from rose.store import scan
 
-FORMAT = 3
+FORMAT = 4  # 4: no title where it repeats the body's opening
 
 
 @cache
@@ -41,19 +42,24 @@ def render(name: str, **context: Any) -> str:
 
 
 def fragments(lesson: dict) -> tuple[str, str]:
-    """The full block and the one-line reminder for one lesson (a `lesson_get` row)."""
+    """The full block and the one-line reminder for one lesson (a `lesson_get` row).
+
+    A title that only repeats the text under it (a first-sentence title) is left out.
+    """
+    body = lesson["body"] or lesson["gist"]
     full = render(
         "inject/lesson",
         id=lesson["id"],
         level=lesson["level"],
         scope=lesson["scope"],
-        title=lesson["title"],
-        body=lesson["body"] or lesson["gist"],
+        title=shown_title(lesson["title"], body),
+        body=body,
         patches=lesson["patches"],
         conflict=lesson["conflict"],
     )
     gist = lesson["gist"] or lesson["title"]
-    refresher = render("inject/refresher", id=lesson["id"], title=lesson["title"], gist=gist)
+    title = shown_title(lesson["title"], gist)
+    refresher = render("inject/refresher", id=lesson["id"], title=title, gist=gist)
     return full, refresher
 
 
