@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rose.host.install import BEGIN, END, install, uninstall
+from rose.host.install import BEGIN, END, PROMPT_FILE, install, uninstall
 
 ROSE = "/opt/rose/bin/rose"
 MINE = "# House rules\n\nAlways run the tests.\n"
@@ -37,7 +37,7 @@ def test_install_writes_native_hooks_and_the_agents_block():
     assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] <= 3
     block = (codex_dir() / "AGENTS.md").read_text()
     assert block.startswith(BEGIN) and block.rstrip().endswith(END)
-    assert f'{ROSE} recall --prompt "' in block
+    assert f"{ROSE} recall --prompt-file {PROMPT_FILE}; rm -f {PROMPT_FILE}" in block
     assert "/hooks" in report.render()  # the user must trust each hook
 
 
@@ -87,7 +87,7 @@ def test_project_scope_uses_the_repo(project):
     install("codex", "project", rose_cmd=ROSE)
     assert (project / ".codex" / "hooks.json").exists()
     block = (project / "AGENTS.md").read_text()
-    assert 'rose recall --prompt "' in block and ROSE not in block  # shared file: no local path
+    assert " rose recall --prompt-file " in block and ROSE not in block  # shared: no local path
     assert not codex_dir().exists()
     uninstall("codex", "project")
     assert not (project / "AGENTS.md").exists()

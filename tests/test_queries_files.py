@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parents[1] / "rose"
 _PARAMS = {
     "id": "n_none",
     "ids": [],
+    "from": [],
+    "to": [],
     "paths": [],
     "scope": "",
     "limit": 5,
@@ -49,6 +51,7 @@ def _rows(name: str) -> list[dict]:
         "lessons_create": [lesson_row(node, "/p.md")],
         "claims_create": claim_rows(node),
         "episodes_create": [episode_row(Episode(), "project", "/e.json")],
+        "lessons_set_spans": [{"id": "n_x", "spans": ["a sentence"]}],
         "files_put": [
             {
                 "path": "/p",
@@ -332,6 +335,15 @@ _ALLOWED = {
     ),
     ("rose/graph/engine.py", "COMMIT"): "Graph.transaction() ends its transaction (as above)",
     ("rose/graph/engine.py", "ROLLBACK"): "Graph.transaction() undoes a failed one (as above)",
+    (
+        "rose/cli/query_cmds.py",
+        "Allow statements that change the graph or write elsewhere "
+        "(COPY ... TO, EXPORT DATABASE, INSTALL/LOAD, ATTACH ...).",
+    ): "`rose query --write` help names the statements it unlocks",
+}
+# Whole files allowed to name Cypher keywords: they check a user's statements, run none.
+_ALLOWED_FILES = {
+    "rose/graph/readonly.py": "tells `rose query` which of a user's statements write, by keyword",
 }
 
 _SCANNED = [ROOT, ROOT.parent / "benchmarks", ROOT.parent / "e2e"]
@@ -465,7 +477,9 @@ def test_no_cypher_is_written_in_python():
         for line, text in _cypher_in(p.read_text("utf-8"))
     }
     offenders = sorted(
-        f"{p}:{line}: {text!r}" for p, line, text in found if (p, text) not in _ALLOWED
+        f"{p}:{line}: {text!r}"
+        for p, line, text in found
+        if (p, text) not in _ALLOWED and p not in _ALLOWED_FILES
     )
     stale = sorted(set(_ALLOWED) - {(p, text) for p, _, text in found})
     assert offenders == []

@@ -9,14 +9,16 @@ import typer
 _TARGET_HELP = "claude: Claude Code's settings.json. codex: Codex's hooks.json and AGENTS.md."
 _SCOPE_HELP = "user: every project (~/.claude, ~/.codex). project: the current directory only."
 _DRY_HELP = "Write nothing; print the diff of what would change."
+_FORCE_HELP = "Replace a read-only settings file too (its mode is kept); refused without it."
 
 
 _INSTALL_HELP = (
     "Wire ROSE's hooks (`rose hook <event>`) into Claude Code or Codex.\n\n"
     "Adds only ROSE's entries and keeps every other key and hook; running it again replaces "
     "ROSE's entries in place. The first install keeps the file's previous content beside it "
-    "as *.rose-backup. For Codex it also adds a marked block to AGENTS.md, and each hook must "
-    "then be trusted in Codex's /hooks."
+    "as *.rose-backup, with the same permissions. For Codex it also adds a marked block to "
+    "AGENTS.md, and each hook must then be trusted in Codex's /hooks. A read-only file is "
+    "left alone unless --force; when a file or folder cannot be written, nothing is."
 )
 
 
@@ -29,19 +31,24 @@ def install(
     target: Literal["claude", "codex"] = typer.Option("claude", help=_TARGET_HELP),
     scope: Literal["user", "project"] = typer.Option("user", help=_SCOPE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=_DRY_HELP),
+    force: bool = typer.Option(False, "--force", help=_FORCE_HELP),
 ) -> None:
     """Wire ROSE's hooks into Claude Code or Codex (help text: _INSTALL_HELP)."""
     from rose.host.install import install as do_install
 
-    typer.echo(do_install(target, scope, dry_run=dry_run).render())
+    typer.echo(do_install(target, scope, dry_run=dry_run, force=force).render())
 
 
 def uninstall(
     target: Literal["claude", "codex"] = typer.Option("claude", help=_TARGET_HELP),
     scope: Literal["user", "project"] = typer.Option("user", help=_SCOPE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=_DRY_HELP),
+    force: bool = typer.Option(False, "--force", help=_FORCE_HELP),
 ) -> None:
-    """Remove exactly the entries `rose install` added (for Codex, also its AGENTS.md block)."""
+    """Remove exactly the entries `rose install` added (for Codex, also its AGENTS.md block).
+
+    A hooks folder left empty by that (a project's .claude/) is removed too.
+    """
     from rose.host.install import uninstall as do_uninstall
 
-    typer.echo(do_uninstall(target, scope, dry_run=dry_run).render())
+    typer.echo(do_uninstall(target, scope, dry_run=dry_run, force=force).render())

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 from types import ModuleType
 
 import typer
 
 from rose.cli._out import emit_json, table
+
+#: How many statements the console's history file keeps.
+HISTORY_SIZE = 500
 
 
 def register(app: typer.Typer) -> None:
@@ -15,14 +19,27 @@ def register(app: typer.Typer) -> None:
 
 
 def query(
-    cypher: str = typer.Argument(None, help="One Cypher statement; omit for a console."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON array, one object a row."),
-    write: bool = typer.Option(False, "--write", help="Allow statements that change the graph."),
+    cypher: str = typer.Argument(
+        None, help="Cypher: one statement, or several separated by ';'. Omit for a console."
+    ),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print a JSON array, one object a row (several statements: one array each).",
+    ),
+    write: bool = typer.Option(
+        False,
+        "--write",
+        help="Allow statements that change the graph or write elsewhere (COPY ... TO, "
+        "EXPORT DATABASE, INSTALL/LOAD, ATTACH ...).",
+    ),
 ) -> None:
     """Query the lesson graph with Cypher (read-only unless --write).
 
-    The schema is in the README. Changes made with --write last until the next
-    reindex: the lesson files are the record.
+    The schema is in the README. Without --write nothing is written anywhere: the graph
+    opens read-only and statements that write files, load extensions or attach databases
+    are refused. Changes made with --write last until the next reindex: the lesson files
+    are the record.
     """
     from rose.store.facade import Store
 
@@ -33,11 +50,11 @@ def query(
     _console(store, as_json, write)
 
 
-def _show(rows: list[dict], as_json: bool) -> None:
+def _show(results: list[list[dict]], as_json: bool) -> None:
     if as_json:
-        emit_json(rows)
+        emit_json(results[0] if len(results) == 1 else results)
     else:
-        typer.echo(table(rows))
+        typer.echo("\n\n".join(table(rows) for rows in results) if results else table([]))
 
 
 def _console(store, as_json: bool, write: bool) -> None:
@@ -49,10 +66,11 @@ def _console(store, as_json: bool, write: bool) -> None:
         import readline
     except ImportError:  # pragma: no cover - not every platform has it
         readline = None
-    history = store.primary.root / "query-history"
+    path = store.primary.root / "query-history"
+    history = _read_history(path)
     if readline is not None:
-        with contextlib.suppress(OSError):
-            readline.read_history_file(history)
+        for stmt in history:
+            readline.add_history(stmt)
     typer.echo("Cypher console: one statement a line, end with ';' to run. Ctrl-D quits.")
     buf: list[str] = []
     while True:
@@ -68,10 +86,24 @@ def _console(store, as_json: bool, write: bool) -> None:
         buf = []
         if not stmt.rstrip(";").strip():
             continue
+        history.append(stmt)
         try:
             _show(store.query(stmt, write=write), as_json)
         except RoseError as exc:
             typer.echo(f"error: {exc}", err=True)
-    if readline is not None:
-        with contextlib.suppress(OSError):
-            readline.write_history_file(history)
+    _write_history(path, history)
+
+
+def _read_history(path: Path) -> list[str]:
+    try:
+        return [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _write_history(path: Path, history: list[str]) -> None:
+    """One statement a line, redacted like everything ROSE writes (never readline's own file)."""
+    from rose.atomic import write_text
+
+    with contextlib.suppress(OSError):
+        write_text(path, "".join(s + "\n" for s in history[-HISTORY_SIZE:]), durable=False)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import typer
 
 from rose.cli._out import emit_json
+
+_PROMPT_FILE_HELP = (
+    "Read the prompt from this file ('-': stdin) instead, so it never passes through a "
+    "shell command line."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -22,8 +30,28 @@ def _agent_judge(store, agent: str | None):
     return for_store(store, agent=agent)
 
 
+def _read_prompt(prompt: str | None, prompt_file: str | None) -> str:
+    """The prompt from --prompt (`-`: stdin) or --prompt-file (`-`: stdin)."""
+    from rose.errors import RoseError
+
+    if (prompt is None) == (prompt_file is None):
+        raise typer.BadParameter("give exactly one of --prompt and --prompt-file")
+    if prompt is not None and prompt != "-":
+        return prompt
+    source = prompt_file if prompt_file is not None else "-"
+    if source == "-":
+        return sys.stdin.read().strip()
+    try:
+        return Path(source).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RoseError(f"cannot read the prompt from {source}: {exc}") from None
+
+
 def recall(
-    prompt: str = typer.Option(..., "--prompt", "-p", help="The prompt to recall for."),
+    prompt: str = typer.Option(
+        None, "--prompt", "-p", help="The prompt to recall for ('-': read it from stdin)."
+    ),
+    prompt_file: str = typer.Option(None, "--prompt-file", help=_PROMPT_FILE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     agent: str = typer.Option(None, "--agent", help="Model backend for this run."),
 ) -> None:
@@ -31,8 +59,9 @@ def recall(
     from rose.inspect.trace import as_dict, inspect
     from rose.store.facade import Store
 
+    text = _read_prompt(prompt, prompt_file)
     store = Store.open()
-    res, result = inspect(store, prompt, judge=_agent_judge(store, agent))
+    res, result = inspect(store, text, judge=_agent_judge(store, agent))
     data = as_dict(res, result)
     if as_json:
         emit_json(data)
@@ -52,15 +81,19 @@ def recall(
 
 
 def trace(
-    prompt: str = typer.Option(..., "--prompt", "-p", help="The prompt to trace."),
+    prompt: str = typer.Option(
+        None, "--prompt", "-p", help="The prompt to trace ('-': read it from stdin)."
+    ),
+    prompt_file: str = typer.Option(None, "--prompt-file", help=_PROMPT_FILE_HELP),
     agent: str = typer.Option(None, "--agent", help="Model backend for this run."),
 ) -> None:
     """Every recall stage: candidates, verdicts, budget, the verbatim block, the status line."""
     from rose.inspect.trace import inspect, render
     from rose.store.facade import Store
 
+    text = _read_prompt(prompt, prompt_file)
     store = Store.open()
-    typer.echo(render(*inspect(store, prompt, judge=_agent_judge(store, agent))))
+    typer.echo(render(*inspect(store, text, judge=_agent_judge(store, agent))))
 
 
 def index() -> None:

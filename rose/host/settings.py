@@ -49,8 +49,35 @@ class SettingsFileError(InstallError):
         )
 
 
+class FileNotWritable(InstallError):
+    """A file (or its folder) cannot be written: a one-line error naming it, never a traceback."""
+
+    def __init__(self, path: Path, reason: str, fix: str):
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"{path}: cannot be written ({reason}); {fix}, then run the command again")
+
+
+class ReadOnlyFile(InstallError):
+    """A file the user made read-only; replaced only with --force."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        super().__init__(
+            f"{path} is read-only, so it was left untouched; make it writable "
+            f"(chmod u+w {path}) or pass --force to replace it (its mode is kept)"
+        )
+
+
+BOM = "\ufeff"
+
+
 def parse(path: Path, text: str | None) -> dict[str, Any]:
-    """The file's JSON object ({} for a missing or blank file); SettingsFileError otherwise."""
+    """The file's JSON object ({} for a missing or blank file); SettingsFileError otherwise.
+
+    A UTF-8 byte-order mark (some Windows editors write one) is skipped; `dump` keeps it.
+    """
+    text = text.removeprefix(BOM) if text is not None else None
     if text is None or not text.strip():
         return {}
     try:
@@ -71,13 +98,18 @@ def parse(path: Path, text: str | None) -> dict[str, Any]:
 
 
 def dump(data: dict[str, Any], like: str | None) -> str:
-    """`data` as JSON, indented like the file it came from (two spaces for a new file)."""
+    """`data` as JSON, indented like the file it came from (two spaces for a new file).
+
+    A byte-order mark the file began with is kept.
+    """
+    like = like or ""
     indent: str | int = 2
-    m = re.match(r"\s*\{[ \t]*\r?\n([ \t]+)\S", like or "")
+    m = re.match(r"\s*\{[ \t]*\r?\n([ \t]+)\S", like.removeprefix(BOM))
     if m:
         ws = m.group(1)
         indent = ws if "\t" in ws else len(ws)
-    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    bom = BOM if like.startswith(BOM) else ""
+    return bom + json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
 
 
 def rose_event(command: Any) -> tuple[list[str], str] | None:

@@ -114,14 +114,30 @@ class Store:
         self.log("reindex", {"read": report.read, "seconds": round(report.seconds, 3)})
         return report
 
-    def query(self, statement: str, *, write: bool = False) -> list[dict]:
-        """Run one user-supplied Cypher statement; read-only unless `write`."""
+    def query(self, text: str, *, write: bool = False) -> list[list[dict]]:
+        """Run user-supplied Cypher, one or more `;`-separated statements: rows per statement.
+
+        Read-only unless `write`: the database opens read-only, and statements that would
+        write anywhere else (files, extensions, other databases) are refused before any runs.
+        """
+        from rose.errors import QueryError
+        from rose.graph.readonly import graph_write_refused, is_read_only_error, statements
+
+        stmts = statements(text, engine=self.engine, write=write)
         with self.graph() as g:
             if write:
-                return g.run(statement, name="<console>")
+                return [g.run(s, name="<console>") for s in stmts]
         deadline = self.lock_timeout_s
+        results: list[list[dict]] = []
         with open_graph(self.graph_path, self.engine, read_only=True, deadline_s=deadline) as g:
-            return g.run(statement, name="<console>")
+            for number, s in enumerate(stmts, 1):
+                try:
+                    results.append(g.run(s, name="<console>"))
+                except QueryError as exc:
+                    if is_read_only_error(str(exc)):
+                        raise graph_write_refused(number if len(stmts) > 1 else None) from None
+                    raise
+        return results
 
     # -- lessons ---------------------------------------------------------------------------
 
