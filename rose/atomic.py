@@ -7,17 +7,19 @@ import json
 import os
 from pathlib import Path
 
-from rose.redact import redact, redact_obj
+from rose.redact import redact, redact_file, redact_obj
 
 
 def write_text(path: Path, text: str, *, redacted: bool = True, durable: bool = True) -> None:
     """Write `text` to `path` atomically: a temp file in the same folder, then a rename.
 
-    `durable` adds an fsync before the rename; scratch that is rebuilt anyway skips it.
-    (No `tempfile` here: this module sits on the prompt hook's import path.)
+    Redaction keeps the file's syntax: YAML, and a lesson's front matter, stay YAML of the
+    same shape (see `redact_file`). `durable` adds an fsync before the rename; scratch that
+    is rebuilt anyway skips it. (No `tempfile` here: this module sits on the prompt hook's
+    import path.)
     """
     if redacted:
-        text = redact(text)
+        text = redact_file(path.name, text)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:

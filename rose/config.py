@@ -127,6 +127,23 @@ class Reflect(_Section):
     )
 
 
+class Jobs(_Section):
+    max_concurrent: int = Field(
+        2, ge=1, description="Detached jobs that may run at once per store; the rest wait."
+    )
+    queue_max: int = Field(
+        20, ge=1, description="Jobs that may wait for a slot; one more is dropped and logged."
+    )
+    deadline_s: float = Field(
+        600.0, gt=0, description="Seconds a job may run unless its kind sets its own limit."
+    )
+    keep_days: float = Field(
+        7.0,
+        gt=0,
+        description="Days a done job is kept (failed ones stay); its key is not rerun meanwhile.",
+    )
+
+
 class Config(_Section):
     agent: Literal["claude", "codex", "simulated"] = Field(
         "claude", description="Which model backend answers the judge's calls."
@@ -137,6 +154,7 @@ class Config(_Section):
     compress: Compress = Field(default_factory=Compress)
     routing: Routing = Field(default_factory=Routing)
     reflect: Reflect = Field(default_factory=Reflect)
+    jobs: Jobs = Field(default_factory=Jobs)
 
 
 def fields() -> dict[str, FieldInfo]:
@@ -269,9 +287,11 @@ def validate(flat: dict[str, Any]) -> Config:
     try:
         return Config.model_validate(_nest(flat))
     except ValidationError as exc:
+        from rose.redact import redact_obj  # an error message is no place for a secret
+
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"])
-        raise ConfigError(key, flat.get(key), err["msg"]) from None
+        raise ConfigError(key, redact_obj(flat.get(key)), err["msg"]) from None
 
 
 def get(cfg: Config, key: str) -> Any:
@@ -284,15 +304,18 @@ def get(cfg: Config, key: str) -> Any:
 
 
 def set_override(path: Path, key: str, raw: str) -> Any:
-    """Validate `key=raw` and write it to the config file at `path`, keeping other overrides."""
+    """Validate `key=raw`, write it to the config file at `path` keeping other overrides, and
+    return the value as stored: redacted like every write, and validated redacted, so a
+    secret neither leaves a file that no longer loads nor is echoed back."""
     import yaml
 
     from rose.atomic import write_text
+    from rose.redact import redact, redact_obj
 
     if key not in keys():
-        raise ConfigError(key, raw, "unknown key; `rose config` lists them")
+        raise ConfigError(key, redact(raw), "unknown key; `rose config` lists them")
     flat = read_overrides(path)
-    flat[key] = parse_value(key, raw)
+    flat[key] = redact_obj(parse_value(key, raw))
     cfg = validate(flat)
     value = get(cfg, key)
     flat[key] = value

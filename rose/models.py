@@ -97,7 +97,27 @@ class Claim(_Model):
     holder: str = Field(description="id of the lesson whose body still has this detail")
 
 
+def claim_id(owner: str, claim: str) -> str:
+    """A dropped claim's id: its lesson and a hash of its text, so editing, adding or folding
+    back another claim never renumbers it and a record pointing at it stays right."""
+    import hashlib
+
+    return f"{owner}#{hashlib.sha256(claim.strip().encode()).hexdigest()[:10]}"
+
+
+def valid_id(value: object) -> bool:
+    return isinstance(value, str) and bool(_ID_RE.match(value))
+
+
 class Stats(_Model):
+    """What the episodes say of a lesson, folded by the graph; never kept in the lesson file.
+
+    `attempts` counts episodes that used the lesson, `successes` and `failures` those of
+    them that succeeded or failed; a lesson served but not used is scored neither.
+    `expansions` counts dropped claims of this lesson that descent restored, `rescues`
+    the failures that detail held by this lesson rescued.
+    """
+
     attempts: int = Field(0, ge=0)
     successes: int = Field(0, ge=0)
     failures: int = Field(0, ge=0)
@@ -119,7 +139,13 @@ def _check_ids(values: list[str], what: str) -> list[str]:
 
 
 class Node(_Model):
-    """One lesson at one level of abstraction."""
+    """One lesson at one level of abstraction.
+
+    The lesson file holds what was written about it. `stats`, `covers_tasks` (the
+    regression set: successful episodes that used it) and `load_bearing` (sentences
+    observed doing work) are what was observed: the graph folds them from episodes, and
+    they are never written to the file.
+    """
 
     id: str = Field(default_factory=lambda: new_id("n"))
     family: str = "general"
@@ -170,6 +196,18 @@ class Node(_Model):
     def _ids_ok(cls, v: list[str], info) -> list[str]:
         return _check_ids(v, info.field_name)
 
+    @field_validator("dropped")
+    @classmethod
+    def _claims_once(cls, v: list[Claim]) -> list[Claim]:
+        """A claim stated twice is one claim (its id is its text): keep the first."""
+        seen: set[str] = set()
+        out = []
+        for c in v:
+            if c.claim.strip() not in seen:
+                seen.add(c.claim.strip())
+                out.append(c)
+        return out
+
     @field_validator("provisional")
     @classmethod
     def _provisional_ok(cls, v: list[str]) -> list[str]:
@@ -180,19 +218,43 @@ class Node(_Model):
         return self.status in SERVABLE
 
 
+class Span(_Model):
+    """A sentence of a lesson observed doing work in an episode."""
+
+    lesson: str
+    span: str = Field(min_length=1)
+
+
+class ClaimRef(_Model):
+    """A dropped claim (by `claim_id`) of a lesson, named in an episode."""
+
+    lesson: str
+    claim: str = Field(min_length=1)
+
+
 class Episode(_Model):
-    """A recorded piece of accepted work: the replay corpus compressions are checked on."""
+    """One unit of work as observed, written once and never edited: the record of evidence.
+
+    What was served and used, the outcome, citations, load-bearing spans, descent's
+    expansions and which dropped claim rescued the failure: the graph folds every
+    episode into the stats of the lessons it names, so no counter is ever rewritten.
+    """
 
     id: str = Field(default_factory=lambda: new_id("e"))
+    session: str = ""
+    turn: int = Field(0, ge=0, description="the unit's prompt within its session (0: not known)")
     prompt: str = ""
     outcome: Outcome = "unknown"
     served: list[str] = Field(default_factory=list)
     used: list[str] = Field(default_factory=list)
+    citations: list[str] = Field(default_factory=list)
+    load_bearing: list[Span] = Field(default_factory=list)
+    expansions: list[ClaimRef] = Field(default_factory=list)
+    rescues: list[ClaimRef] = Field(default_factory=list)
     accepted_summary: str = ""
-    session: str = ""
     time: datetime = Field(default_factory=now)
 
-    @field_validator("served", "used")
+    @field_validator("served", "used", "citations")
     @classmethod
     def _ids_ok(cls, v: list[str], info) -> list[str]:
         return _check_ids(v, info.field_name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rose.models import Claim, Episode, Node
+from rose.models import Claim, ClaimRef, Episode, Node, claim_id
 from rose.store import dag
 from rose.store.facade import Store
 
@@ -20,9 +20,7 @@ def _lesson(store: Store, title: str, level: int = 0, **kw) -> Node:
 @pytest.fixture
 def diamond(store: Store):
     """top -> (left, right) -> base: a diamond, plus a separate apex `solo`."""
-    ep1 = store.save_episode(Episode(prompt="p1", outcome="success"))
-    ep2 = store.save_episode(Episode(prompt="p2", outcome="failure"))
-    base = _lesson(store, "base", covers_tasks=[ep1.id])
+    base = _lesson(store, "base")
     left = _lesson(
         store,
         "left",
@@ -35,7 +33,6 @@ def diamond(store: Store):
         "right",
         1,
         derived_from=[base.id],
-        covers_tasks=[ep2.id],
         dropped=[Claim(claim="retry thrice", holder=base.id)],
     )
     top = _lesson(
@@ -46,6 +43,10 @@ def diamond(store: Store):
         dropped=[Claim(claim="left detail", holder=left.id)],
     )
     solo = _lesson(store, "solo", family="other")
+    # The regression set comes from the episodes: successful work that used the lesson.
+    ep1 = store.save_episode(Episode(prompt="p1", outcome="success", used=[base.id]))
+    ep2 = store.save_episode(Episode(prompt="p2", outcome="success", used=[right.id]))
+    store.save_episode(Episode(prompt="p3", outcome="failure", used=[left.id]))
     return {
         "base": base,
         "left": left,
@@ -92,13 +93,19 @@ def test_delta_manifest_is_inherited_with_holders(store: Store, diamond):
 
 
 def test_descent_candidates_carry_holder_statistics(store: Store, diamond):
-    base = diamond["base"]
-    base.stats.rescues = 3
-    base.stats.expansions = 5
-    store.save(base)
-    rows = {r["claim"]: r for r in dag.descent_candidates(store, diamond["top"].id)}
+    base, left, top = diamond["base"], diamond["left"], diamond["top"]
+    timeout = claim_id(left.id, "timeout is 30s")  # dropped by left, still held by base
+    for _ in range(3):  # three failures of `left` rescued by base's timeout detail
+        rescue = ClaimRef(lesson=left.id, claim=timeout)
+        store.save_episode(Episode(outcome="success", expansions=[rescue], rescues=[rescue]))
+    for _ in range(2):  # two more expansions into base's own dropped claims: no rescue
+        other = ClaimRef(lesson=base.id, claim="n_nothing#0")
+        store.save_episode(Episode(outcome="failure", expansions=[other]))
+    assert store.get(left.id).stats.expansions == 3
+    assert store.get(base.id).stats.expansions == 2
+    rows = {r["claim"]: r for r in dag.descent_candidates(store, top.id)}
     assert rows["timeout is 30s"]["rescues"] == 3
-    assert rows["timeout is 30s"]["expansions"] == 5
+    assert rows["timeout is 30s"]["expansions"] == 2
     assert rows["left detail"]["rescues"] == 0
     assert all(r["holder_exists"] for r in rows.values())
     assert rows["retry thrice"]["holder_tokens"] > 0

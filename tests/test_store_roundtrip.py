@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rose.models import Claim, Node, Stats
+from rose.models import Claim, Node
 from rose.store.facade import Store
 from rose.store.nodefile import dump_node, parse_node
 
@@ -42,7 +42,6 @@ def nodes(draw) -> Node:
         conflict=draw(_text),
         derived_from=draw(_ids),
         parents=draw(_ids),
-        covers_tasks=[i.replace("n_", "e_") for i in draw(_ids)],
         dropped=[
             Claim(claim=c, kind=k, holder=h)
             for c, k, h in draw(
@@ -57,16 +56,7 @@ def nodes(draw) -> Node:
             )
         ],
         preserve=draw(st.lists(_text, max_size=2)),
-        load_bearing=draw(st.lists(_text, max_size=2)),
         patches=draw(st.lists(_text, max_size=2)),
-        stats=Stats(
-            attempts=draw(st.integers(0, 99)),
-            successes=draw(st.integers(0, 99)),
-            failures=draw(st.integers(0, 99)),
-            expansions=draw(st.integers(0, 9)),
-            rescues=draw(st.integers(0, 9)),
-            last_used=draw(st.none() | _time),
-        ),
         created=draw(_time),
         updated=draw(_time),
     )
@@ -75,6 +65,7 @@ def nodes(draw) -> Node:
 @given(nodes())
 @settings(max_examples=150)
 def test_file_round_trip_keeps_every_field(node: Node):
+    """Every field written about a lesson; what is observed of it is in episodes, not here."""
     path = Path(f"/x/{node.family}/{node.id}.md")
     assert parse_node(dump_node(node), path, "project") == node
 

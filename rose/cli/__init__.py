@@ -34,7 +34,9 @@ app = typer.Typer(
 # One module per command group, each with register(app); listed in `rose --help` order.
 _GROUPS = (
     "store_cmds",
+    "jobs_cmds",
     "lesson_cmds",
+    "episode_cmds",
     "query_cmds",
     "config_cmds",
     "install_cmds",

@@ -28,7 +28,8 @@ def init(
 
 
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Families, lesson and episode counts, levels, apexes and store health."""
+    """Families, lesson and episode counts, levels, apexes, store health, detached jobs,
+    and the model calls, tokens and cost of the last 24 hours."""
     from rose.inspect.status import status as get_status
     from rose.store.facade import Store
 
@@ -63,7 +64,31 @@ def _format(s: dict) -> str:
     probs = s["health"]["problems"]
     lines.append("health     ok" if not probs else f"health     {len(probs)} problem(s)")
     lines += [f"  {p['path']}: {p['reason']}" for p in probs]
-    return "\n".join(lines)
+    return "\n".join([*lines, *_jobs_lines(s["jobs"]), *_spend_lines(s["spend"])])
+
+
+def _jobs_lines(jobs: dict) -> list[str]:
+    counts = f"{jobs['running']} running, {jobs['queued']} queued, {jobs['failed']} failed"
+    lines = [f"jobs       {counts}" + ("  (`rose jobs` lists them)" if jobs["failed"] else "")]
+    lines += [f"  failed {f['id']}: {f['reason']}" for f in jobs["failures"]]
+    return lines
+
+
+def _spend_lines(sp: dict) -> list[str]:
+    def figures(d: dict, cost: bool) -> str:
+        money = f", ${d['cost_usd']:.4f}" if cost else ", cost not reported"
+        return f"{d['input_tokens']} in / {d['output_tokens']} out tokens{money}"
+
+    hours = f"{sp['hours']:g}h"
+    calls = f"{sp['calls']} model calls" + (f" ({sp['failed']} failed)" if sp["failed"] else "")
+    line = f"spend {hours:<5}{calls}, {sp['cached']} answered from cache"
+    if sp["calls"]:
+        line += f": {figures(sp, sp['cost_reported'])}"
+    lines = [line]
+    sim = sp["simulated"]
+    if sim["calls"]:
+        lines.append(f"  simulated, not spent: {sim['calls']} calls, {figures(sim, True)}")
+    return lines
 
 
 def reindex() -> None:

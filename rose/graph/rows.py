@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from rose import tokens
-from rose.models import Claim, Episode, Node, Stats, shown_title
+from rose.models import Claim, ClaimRef, Episode, Node, Span, Stats, claim_id, shown_title
+
+# Episode lists of pairs are stored as "lesson|value" strings (ids never hold a '|').
+_SEP = "|"
 
 
 def _iso(value: datetime | None) -> str:
@@ -13,7 +16,8 @@ def _iso(value: datetime | None) -> str:
 
 
 def lesson_row(node: Node, path: str) -> dict:
-    s = node.stats
+    """The lesson's columns; what was observed of it (stats, covers, load-bearing spans) starts
+    empty and is folded from the episodes by the same sync (`fold_*` queries)."""
     # Token counts are of what is injected: no title where it only repeats the text below it.
     full_title = shown_title(node.title, node.body or node.gist)
     gist_title = shown_title(node.title, node.gist)
@@ -33,17 +37,17 @@ def lesson_row(node: Node, path: str) -> dict:
         "gist_tokens": tokens.count(gist_title) + tokens.count(node.gist),
         "derived_ids": list(node.derived_from),
         "parent_ids": list(node.parents),
-        "covers": list(node.covers_tasks),
+        "covers": [],
         "dispute_ids": list(node.disputes),
         "preserve": list(node.preserve),
-        "load_bearing": list(node.load_bearing),
+        "load_bearing": [],
         "patches": list(node.patches),
-        "attempts": s.attempts,
-        "successes": s.successes,
-        "failures": s.failures,
-        "expansions": s.expansions,
-        "rescues": s.rescues,
-        "last_used": _iso(s.last_used),
+        "attempts": 0,
+        "successes": 0,
+        "failures": 0,
+        "expansions": 0,
+        "rescues": 0,
+        "last_used": "",
         "created": _iso(node.created),
         "updated": _iso(node.updated),
         "path": path,
@@ -51,17 +55,21 @@ def lesson_row(node: Node, path: str) -> dict:
 
 
 def claim_rows(node: Node) -> list[dict]:
+    """One row per dropped claim, keyed by `claim_id` (a claim stated twice is one claim)."""
+    rows: dict[str, dict] = {}
+    for i, c in enumerate(node.dropped):
+        rows.setdefault(claim_id(node.id, c.claim), {"pos": i, "claim": c})
     return [
         {
-            "id": f"{node.id}#{i}",
+            "id": cid,
             "owner": node.id,
-            "pos": i,
-            "claim": c.claim,
-            "kind": c.kind,
-            "holder": c.holder,
-            "tokens": tokens.count(c.claim),
+            "pos": r["pos"],
+            "claim": r["claim"].claim,
+            "kind": r["claim"].kind,
+            "holder": r["claim"].holder,
+            "tokens": tokens.count(r["claim"].claim),
         }
-        for i, c in enumerate(node.dropped)
+        for cid, r in rows.items()
     ]
 
 
@@ -80,10 +88,10 @@ def node_from_row(row: dict, claims: list[dict]) -> Node:
         disputes=row["dispute_ids"],
         derived_from=row["derived_ids"],
         parents=row["parent_ids"],
-        covers_tasks=row["covers"],
+        covers_tasks=row["covers"] or [],
         dropped=[Claim(claim=c["claim"], kind=c["kind"], holder=c["holder"]) for c in claims],
         preserve=row["preserve"],
-        load_bearing=row["load_bearing"],
+        load_bearing=row["load_bearing"] or [],
         patches=row["patches"],
         scope=row["scope"],
         stats=Stats(
@@ -109,9 +117,33 @@ def episode_row(ep: Episode, scope: str, path: str) -> dict:
         "used_ids": list(ep.used),
         "accepted_summary": ep.accepted_summary,
         "session": ep.session,
+        "turn": ep.turn,
+        "citation_ids": list(ep.citations),
+        "load_bearing": [f"{s.lesson}{_SEP}{s.span}" for s in ep.load_bearing],
+        "expanded": [f"{x.lesson}{_SEP}{x.claim}" for x in ep.expansions],
+        "rescued": [f"{x.lesson}{_SEP}{x.claim}" for x in ep.rescues],
         "time": _iso(ep.time),
         "path": path,
     }
+
+
+def _pairs(values: list[str] | None) -> list[tuple[str, str]]:
+    out = []
+    for v in values or []:
+        first, sep, rest = v.partition(_SEP)
+        if sep:
+            out.append((first, rest))
+    return out
+
+
+def spans_by_lesson(rows: list[dict]) -> dict[str, list[str]]:
+    """`spans_of` rows as each lesson's load-bearing spans, oldest report first, once each."""
+    out: dict[str, list[str]] = {}
+    for row in rows:
+        for lesson, span in _pairs(row["spans"]):
+            if lesson == row["id"] and span not in out.setdefault(lesson, []):
+                out[lesson].append(span)
+    return out
 
 
 def episode_from_row(row: dict) -> Episode:
@@ -123,5 +155,22 @@ def episode_from_row(row: dict) -> Episode:
         used=row["used_ids"],
         accepted_summary=row["accepted_summary"],
         session=row["session"],
+        turn=row["turn"] or 0,
+        citations=row["citation_ids"] or [],
+        load_bearing=[Span(lesson=a, span=b) for a, b in _pairs(row["load_bearing"])],
+        expansions=[ClaimRef(lesson=a, claim=b) for a, b in _pairs(row["expanded"])],
+        rescues=[ClaimRef(lesson=a, claim=b) for a, b in _pairs(row["rescued"])],
         time=row["time"],
     )
+
+
+def episode_refs(row_or_ep: dict | Episode) -> tuple[set[str], set[str]]:
+    """The lessons and the dropped claims an episode (a model or an `Episode` row) names."""
+    if isinstance(row_or_ep, Episode):
+        ep = row_or_ep
+        pairs = [(x.lesson, x.claim) for x in [*ep.expansions, *ep.rescues]]
+        lessons = {*ep.served, *ep.used, *(s.lesson for s in ep.load_bearing)}
+    else:
+        pairs = _pairs(row_or_ep["expanded"]) + _pairs(row_or_ep["rescued"])
+        lessons = {*(row_or_ep["served_ids"] or []), *(row_or_ep["used_ids"] or [])}
+    return lessons | {a for a, _ in pairs}, {b for _, b in pairs}

@@ -18,7 +18,13 @@ from pathlib import Path
 from rose.errors import LessonFileError, QueryError
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
-from rose.graph.rows import claim_rows, episode_row, lesson_row
+from rose.graph.rows import (
+    claim_rows,
+    episode_refs,
+    episode_row,
+    lesson_row,
+    spans_by_lesson,
+)
 from rose.models import Episode, Node
 from rose.store import scan as store_scan
 from rose.store.layout import StoreDir
@@ -29,12 +35,16 @@ _LINKS = (
     "link_derived",
     "link_parents",
     "link_disputes",
-    "link_covers",
     "link_served",
     "link_used",
+    "link_covers",  # from USED: after it
     "link_dropped",
     "link_held_by",
+    "link_expanded",
+    "link_rescued",  # to claims: after they exist
 )
+# What was observed, folded from episodes into lessons and claims: after every link.
+_FOLDS = ("fold_use", "fold_expansions", "fold_rescues", "fold_claim_rescues")
 
 
 class SchemaOutdated(Exception):
@@ -108,6 +118,23 @@ def _parse(changed: list[FileState], claimed: dict[str, str]):
     return nodes, episodes, results
 
 
+def _fold(g: Graph, full: bool, named: set[str], claims: set[str]) -> None:
+    """Recompute what episodes say of the lessons (and claims) in `named`, or of all."""
+    if not full:
+        if claims:
+            named |= {r["id"] for r in g.q("claim_holders", ids=sorted(claims))}
+        if not named:
+            return
+    ids = [] if full else sorted(named)
+    for fold in _FOLDS:
+        g.q(fold, everything=full, ids=ids)
+    spans = spans_by_lesson(g.q("spans_of", everything=full, ids=ids))
+    rows = [{"id": i, "spans": s} for i, s in spans.items()]
+    rows += [{"id": i, "spans": []} for i in ids if i not in spans]
+    if rows:
+        g.q("lessons_set_spans", rows=rows)
+
+
 def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
     """Make the graph match the files; a no-op (no writes) when nothing changed."""
     t0 = time.monotonic()
@@ -134,6 +161,13 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
     lesson_ids = {r["item"] for r in old if r["kind"] == "node"} | {n.id for n, _ in nodes}
     episode_ids = {r["item"] for r in old if r["kind"] == "episode"} | {e.id for e, _ in episodes}
     touched = sorted(lesson_ids | episode_ids)
+    # Lessons whose record the changed episodes touch, before and after the change.
+    named, claim_refs = set(lesson_ids), set()
+    old_eps = [r["episode"] for r in g.q("episode_get", ids=sorted(episode_ids))] if old else []
+    for ref in [*old_eps, *(e for e, _ in episodes)]:
+        more, cl = episode_refs(ref)
+        named |= more
+        claim_refs |= cl
 
     with g.transaction():
         if full:
@@ -153,6 +187,7 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
         for link in _LINKS:
             # A full rebuild links everything; an id list would be checked row by row for nothing.
             g.q(link, everything=full, ids=[] if full else touched)
+        _fold(g, full, named, claim_refs)
         if not full:
             g.q("files_delete", paths=sorted(stale))
         file_rows = [

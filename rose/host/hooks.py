@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rose.events import append_event
 from rose.loop.pack import load_session, pack, save_session, session_path
-from rose.store import scan
+from rose.store import scan, sessions
 from rose.store.layout import find_project_root, global_root
 
 EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
@@ -35,6 +35,10 @@ USAGE = (
     "Reads the host's hook payload (JSON) on stdin and answers in the host's format.\n"
     "Wired by `rose install`; run by Claude Code and Codex, not by hand."
 )
+
+
+# A prompt is kept in the session log (and its episode) up to this many characters.
+PROMPT_CHARS = 8000
 
 
 class HookInputError(Exception):
@@ -131,39 +135,52 @@ def _session_start(payload: dict, roots) -> None:
         rec["transcript_path"] = str(payload.get("transcript_path") or "")
 
     _with_session(roots, payload, reset)
+    if roots and payload.get("source") in ("clear", "compact"):
+        sessions.append(roots[0][0], _session_id(payload), "compact", source=payload["source"])
 
 
 def _pre_compact(payload: dict, roots) -> None:
+    """Forget what is fresh in context; the session log keeps everything that was served."""
     _with_session(roots, payload, lambda rec: rec.__setitem__("served", {}))
+    if roots:
+        sessions.append(roots[0][0], _session_id(payload), "compact", source="pre-compact")
 
 
 def _stop(payload: dict, roots) -> None:
+    """Count the stop; once a unit of work is complete (a later prompt began), absorb it."""
+    ready: list[int] = []
+
     def count(rec: dict) -> None:
         rec["stops"] = int(rec.get("stops", 0)) + 1
+        complete = int(rec.get("turn", 0)) - 1  # the latest prompt's unit is still open
+        if complete > int(rec.get("absorbed", 0)):
+            rec["absorbed"] = complete
+            ready.append(complete)
 
     _with_session(roots, payload, count)
+    if ready:
+        from rose.host.jobs import submit  # only when there is work: off the common path
+        from rose.store.layout import StoreDir
+
+        sid = _session_id(payload)
+        job = {"session": sid, "final": False}
+        submit(StoreDir(Path(roots[0][0]), roots[0][1]), "absorb", job, key=f"{sid}:{ready[0]}")
 
 
 def _session_end(payload: dict, roots) -> None:
-    """Hand off to a detached job at once: the host allows all SessionEnd hooks ~1.5 s."""
+    """Hand off to a detached job at once: the host allows all SessionEnd hooks ~1.5 s.
+
+    The key is the session and its turn count: a resumed session that ends again after more
+    turns is logged again, the same end reported twice is not.
+    """
     if not roots:
         return
-    import subprocess  # only this hook spawns: keep it off the prompt hook's import path
-    import tempfile
+    from rose.host.jobs import submit  # only this hook submits: keep it off the prompt path
+    from rose.store.layout import StoreDir
 
-    jobs = Path(roots[0][0]) / "sessions" / "jobs"
-    jobs.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix="session-end-", suffix=".json", dir=jobs)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh)
-    subprocess.Popen(
-        [sys.executable, "-m", "rose.host.jobs", "session-end", name],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env={**os.environ, "ROSE_JOB": "1"},
-    )
+    sid = _session_id(payload)
+    turns = load_session(session_path(roots[0][0], sid), sid).get("turn", 0)
+    submit(StoreDir(Path(roots[0][0]), roots[0][1]), "session-end", payload, key=f"{sid}:{turns}")
 
 
 def _fresh_view(roots) -> dict | None:
@@ -190,15 +207,15 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     prompt = str(payload.get("prompt") or payload.get("user_prompt") or "")
     view = _fresh_view(roots)
     note = ""
-    if view is not None and (not view.get("enabled", True) or view.get("empty")):
+    if view is not None and not view.get("enabled", True):
         return None
-    if view is not None and view.get("fits"):
-        chosen = view["lessons"]
+    if view is not None and (view.get("empty") or view.get("fits")):
+        chosen = [] if view.get("empty") else view["lessons"]
     else:
         from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
 
         view, chosen, note = recall_for_hook(prompt, roots, payload.get("cwd"))
-        if not view or not chosen:
+        if not view or not view.get("enabled", True):
             return None
     sid = _session_id(payload)
     path = session_path(roots[0][0], sid)
@@ -207,6 +224,12 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     result = pack(view, chosen, rec, turn=rec["turn"])
     result.note = note
     save_session(path, rec)
+    # A unit of work begins: the session log keeps what it had in context, for its episode.
+    in_context = [i["id"] for i in (*result.full, *result.refreshed, *result.fresh)]
+    unit = {"turn": rec["turn"], "prompt": prompt[:PROMPT_CHARS], "served": in_context}
+    sessions.append(roots[0][0], sid, "prompt", **unit)
+    if not chosen:
+        return None
     append_event(
         Path(roots[0][0]) / "events.jsonl",
         "inject",

@@ -1,61 +1,384 @@
-"""Detached work handed off by hooks that must return at once.
+"""One runner for all detached work: a ledger under `.rose/jobs/`, a cap per store, deadlines.
 
-Run as `python -m rose.host.jobs KIND FILE`.
+A hook that must return at once calls `submit()`. Under the ledger lock it either finds the
+same kind and key already queued, running or done (a no-op), finds `jobs.queue_max` jobs
+already waiting (the job is dropped and a `job` event says why), or writes the payload and a
+`queued` record. Then it starts a runner in a session of its own and returns.
 
-Runs outside the host's hook deadline, with ROSE_CHILD unset but ROSE_JOB=1.
-Today the session-end job records that the session ended; the reflection and
-compression stages attach here as they land.
+A runner (`python -m rose.host.jobs drain STORE SCOPE`) takes one of `jobs.max_concurrent`
+slots and runs queued jobs one after another until none is left; with every slot taken it
+exits at once, because the slots' holders will run the job. So the queue needs no daemon.
+Each job runs as `python -m rose.host.jobs exec ...` in a process group of its own with
+ROSE_CHILD=1 (ROSE's hooks stay quiet in anything it spawns); the runner redacts its output
+line by line into its log, kills the group at the deadline and again when the job ends (so
+nothing it started outlives it), and records the outcome. A failed job keeps its payload and
+runs once more if its kind says a retry is safe.
+
+Files, all machine-local and all written through redaction:
+
+    jobs/.lock         flock'd around every read-decide-write of the ledger
+    jobs/slot-<n>      flock'd by a runner while it runs jobs, n < jobs.max_concurrent
+    jobs/<id>.json     a job's record (kind, key, state, attempt, pid, slot, exit code ...)
+    jobs/<id>.payload  its input: deleted when it is done, kept when it failed
+    jobs/<id>.log      its stdout and stderr
+
+Why the cap and the queue are race-free: a slot is held by an flock, which the kernel drops
+when its holder dies however it dies, so at most `max_concurrent` runners exist and none
+is ever counted stale by mistake. Slots are taken, probed and released only under the ledger
+lock, and a runner releases its slot in the same critical section in which it found the
+queue empty. A submission writes its record under that lock before it starts a runner, so
+either a slot holder will still look at the queue, or a slot is free for the new runner.
+
+How long a key suppresses a resubmission: while its job is queued or running, and once done
+for as long as the record is kept (`jobs.keep_days`, after which it is pruned and the key may
+run again). A failed key suppresses nothing, so the next submission tries afresh; failed
+records are never pruned, since they hold the only copy of their payload.
+
+Adding a kind is one line in `KINDS`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
+import signal
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from rose.atomic import write_json
+from rose.errors import RoseError
+from rose.events import append_event, now_iso
+from rose.host import _ledger as ledger
+from rose.redact import redact
+from rose.store.layout import StoreDir
 
-def session_end(payload_path: Path) -> None:
-    from rose.loop.pack import load_session, session_path
+if TYPE_CHECKING:
     from rose.store.facade import Store
 
-    payload = json.loads(payload_path.read_text(encoding="utf-8"))
+
+class Kind:
+    """A kind of job: the function doing the work, as "module:function" taking a JobContext;
+    its deadline in seconds (None: `jobs.deadline_s`); and whether a second attempt after a
+    crash or a passed deadline is safe (only when the function is idempotent)."""
+
+    __slots__ = ("deadline_s", "retry", "target")
+
+    def __init__(self, target: str, *, deadline_s: float | None = None, retry: bool = False):
+        self.target = target
+        self.deadline_s = deadline_s
+        self.retry = retry
+
+
+#: Every kind of detached job, one line each.
+KINDS: dict[str, Kind] = {
+    "session-end": Kind("rose.host.jobs:session_end", deadline_s=120, retry=True),
+    "absorb": Kind("rose.host.jobs:absorb", deadline_s=120, retry=True),
+}
+
+#: A module whose own `KINDS` join these; only the tests set it.
+TEST_KINDS_ENV = "ROSE_TEST_JOB_KINDS"
+
+ACTIVE = ("queued", "running")
+_ALARM_GRACE_S = 10  # a job outlives a runner that died by at most its deadline plus this
+_RECENT_S = 86400.0  # `rose jobs` shows what finished within a day
+
+_SPAWNED: list[int] = []  # pids of the runners this process started
+
+
+def kinds() -> dict[str, Kind]:
+    """The registry, with the test kinds when TEST_KINDS_ENV names their module."""
+    out = dict(KINDS)
+    extra = os.environ.get(TEST_KINDS_ENV)
+    if extra:
+        import importlib
+
+        out.update(importlib.import_module(extra).KINDS)
+    return out
+
+
+class JobContext:
+    """What a job's function is handed: its store folder, its payload and its own record."""
+
+    __slots__ = ("payload", "record", "store_dir")
+
+    def __init__(self, store_dir: StoreDir, record: dict, payload: Any):
+        self.store_dir = store_dir
+        self.record = record
+        self.payload = payload
+
+    @property
+    def attempt(self) -> int:
+        return int(self.record.get("attempt", 1))
+
+    def store(self) -> Store:
+        """The Store this job belongs to (opening it loads the settings, not the graph)."""
+        from rose.store.facade import Store
+
+        return Store.open(self.store_dir.root.parent)
+
+
+# -- submitting ---------------------------------------------------------------------------------
+
+
+def submit(
+    store_dir: StoreDir,
+    kind: str,
+    payload: Any,
+    *,
+    key: str | None = None,
+    spawn: bool = True,
+) -> tuple[str, str]:
+    """Queue a job and start a runner for it; returns (outcome, job id).
+
+    The outcome is "queued"; "duplicate" (the same kind and `key` is queued, running or
+    done: the id is that job's); or "dropped" (the queue is full; logged, no id). `key`
+    defaults to a hash of the payload. `spawn=False` only queues (tests, batches).
+    """
+    spec = kinds().get(kind)
+    if spec is None:
+        raise RoseError(f"unknown job kind {kind!r}; known kinds: {', '.join(sorted(kinds()))}")
+    key = redact(key if key is not None else _payload_key(payload))
+    d = store_dir.jobs
+    with ledger.locked(d):
+        records = ledger.records(d)
+        for rec in records:
+            if (rec.get("kind"), rec.get("key")) == (kind, key) and rec.get("state") != "failed":
+                return "duplicate", str(rec["id"])
+        waiting = sum(rec.get("state") == "queued" for rec in records)
+        # queue_max >= 1, so the settings (pydantic, yaml) load only when something waits
+        if waiting and waiting >= ledger.load_config(store_dir).jobs.queue_max:
+            reason = f"queue full: {waiting} jobs already wait (jobs.queue_max)"
+            append_event(
+                store_dir.events, "job", {"job": kind, "state": "dropped", "reason": reason}
+            )
+            return "dropped", ""
+        job_id = _new_id(kind)
+        write_json(d / f"{job_id}.payload", payload)
+        ledger.save(d, _new_record(job_id, kind, key, spec))
+    if spawn:
+        _spawn_runner(store_dir)
+    return "queued", job_id
+
+
+def _new_record(job_id: str, kind: str, key: str, spec: Kind) -> dict:
+    return {
+        "id": job_id,
+        "kind": kind,
+        "key": key,
+        "state": "queued",
+        "attempt": 1,
+        "submitted": now_iso(),
+        "deadline_s": spec.deadline_s,  # None until a runner starts it: then jobs.deadline_s
+        "deadline": None,
+        "started": None,
+        "ended": None,
+        "seconds": None,
+        "runner": None,
+        "slot": None,
+        "pid": None,
+        "exit_code": None,
+        "reason": "",
+        "tail": [],
+    }
+
+
+def _new_id(kind: str) -> str:
+    """UTC submission time to the microsecond (so ids sort in submission order), kind, noise."""
+    now = time.time()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f"{int(now % 1 * 1e6):06d}"
+    return f"{stamp}-{kind}-{os.urandom(3).hex()}"
+
+
+def _payload_key(payload: Any) -> str:
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _spawn_runner(store_dir: StoreDir) -> None:
+    """Start a runner in a session of its own: neither the hook's exit nor a kill of the
+    hook's process group reaches it. posix_spawn rather than Popen: nothing here waits for
+    it, and a long-lived submitter reaps the runners it started on its next submission."""
+    for pid in list(_SPAWNED):
+        try:
+            running = os.waitpid(pid, os.WNOHANG)[0] == 0
+        except ChildProcessError:
+            running = False
+        if not running:
+            _SPAWNED.remove(pid)
+    argv = [sys.executable, "-m", "rose.host.jobs", "drain", str(store_dir.root), store_dir.scope]
+    env = {**os.environ, "ROSE_CHILD": "1"}
+    null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     try:
-        cwd = payload.get("cwd")
-        store = Store.open(Path(cwd) if cwd else None)
-        sid = str(payload.get("session_id") or "default")
-        rec = load_session(session_path(str(store.primary.root), sid), sid)
-        store.log(
-            "session-end",
-            {"session": sid, "reason": payload.get("reason", ""), "turns": rec.get("turn", 0)},
-        )
-        prune_sessions(store.primary.sessions)
-    finally:
-        payload_path.unlink(missing_ok=True)
+        pid = os.posix_spawn(sys.executable, argv, env, file_actions=null, setsid=True)
+    except NotImplementedError:  # a platform without POSIX_SPAWN_SETSID
+        import subprocess
+
+        null_io = subprocess.DEVNULL
+        pid = subprocess.Popen(
+            argv, stdin=null_io, stdout=null_io, stderr=null_io, start_new_session=True, env=env
+        ).pid
+    _SPAWNED.append(pid)
 
 
-def prune_sessions(folder: Path, *, max_age_days: float = 14) -> int:
-    """Delete session records untouched for `max_age_days`: scratch that would only pile up."""
-    import time
+# -- reading it ---------------------------------------------------------------------------------
 
+
+def jobs(store_dir: StoreDir, *, everything: bool = False) -> list[dict]:
+    """The ledger's records, newest first: queued, running, failed, and done within a day;
+    `everything` adds older finished ones. Running jobs whose runner died are failed first."""
+    d = store_dir.jobs
+    if not d.is_dir():
+        return []
+    with ledger.locked(d):
+        ledger.reap(store_dir, kinds())
+        records = ledger.records(d)
+    if not everything:
+        recent = time.time() - _RECENT_S
+        records = [
+            r for r in records if r.get("state") != "done" or ledger.epoch(r.get("ended")) >= recent
+        ]
+    return records[::-1]
+
+
+def summary(store_dir: StoreDir) -> dict:
+    """Counts by state, and the newest failures with their reasons (for `rose status`)."""
+    records = jobs(store_dir, everything=True)
+    counts = {s: sum(r.get("state") == s for r in records) for s in (*ACTIVE, "failed", "done")}
+    failed = [r for r in records if r.get("state") == "failed"][:3]
+    return {
+        **counts,
+        "failures": [
+            {"id": r["id"], "kind": r.get("kind"), "ended": r.get("ended"), "reason": r["reason"]}
+            for r in failed
+        ],
+    }
+
+
+# -- the job's own process --------------------------------------------------------------------
+
+
+def _exec(store_dir: StoreDir, job_id: str) -> int:
+    """The job's own process: look up its kind and call its function with the payload."""
+    import importlib
+
+    d = store_dir.jobs
+    rec = ledger.read(d / f"{job_id}.json")
+    if rec is None:
+        print(f"rose: no readable record {d / (job_id + '.json')}", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGALRM, _end_group)
+    signal.alarm(int(float(rec["deadline_s"])) + _ALARM_GRACE_S)  # only if the runner is gone
+    spec = kinds().get(str(rec.get("kind")))
+    if spec is None:
+        print(f"rose: unknown job kind {rec.get('kind')!r}", file=sys.stderr)
+        return 2
+    payload = json.loads((d / f"{job_id}.payload").read_text(encoding="utf-8"))
+    module, _, name = spec.target.partition(":")
+    getattr(importlib.import_module(module), name)(JobContext(store_dir, rec, payload))
+    return 0
+
+
+def _end_group(signum: int, frame: object) -> None:
+    """Past the deadline with no runner to end it: end the job and all it started."""
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+# -- the kinds ----------------------------------------------------------------------------------
+
+
+def session_end(job: JobContext) -> None:
+    """Absorb the session's every unit of work into episodes, log that it ended with its turn
+    count, and prune old session records. Safe to retry: absorption writes each unit once."""
+    from rose.loop.pack import load_session, session_path
+
+    payload = job.payload
+    sid = str(payload.get("session_id") or payload.get("sessionId") or "default")
+    rec = load_session(session_path(str(job.store_dir.root), sid), sid)
+    written = job.store().absorb(sid, final=True)  # before pruning: nothing left unabsorbed
+    append_event(
+        job.store_dir.events,
+        "session-end",
+        {
+            "session": sid,
+            "reason": payload.get("reason", ""),
+            "turns": rec.get("turn", 0),
+            "episodes": len(written),
+        },
+    )
+    store = job.store()
+    prune_sessions(job.store_dir.sessions, keep=lambda name: bool(store.absorb(name, final=True)))
+
+
+def absorb(job: JobContext) -> None:
+    """Absorb a session's complete units of work so far (a Stop); the open one waits."""
+    job.store().absorb(str(job.payload["session"]), final=bool(job.payload.get("final")))
+
+
+def prune_sessions(folder: Path, *, max_age_days: float = 14, keep=None) -> int:
+    """Delete session scratch untouched for `max_age_days`: it would only pile up.
+
+    A session log is absorbed into episodes before it goes (`keep(session)` is called
+    first; its episodes are the record, the log only scratch).
+    """
     cutoff = time.time() - max_age_days * 86400
     removed = 0
-    for path in folder.glob("*.json"):
+    for path in [*folder.glob("*.json"), *folder.glob("*.log")]:
         try:
-            if path.stat().st_mtime < cutoff:
-                path.unlink()
-                removed += 1
+            if path.stat().st_mtime >= cutoff:
+                continue
+            if path.suffix == ".log" and keep is not None:
+                try:
+                    keep(path.stem)
+                except RoseError:
+                    continue  # not absorbed (a locked or broken store): keep it for next time
+            path.unlink()
+            removed += 1
         except OSError:
             continue
     return removed
 
 
+# -- entry point --------------------------------------------------------------------------------
+
+USAGE = (
+    "usage: python -m rose.host.jobs drain STORE SCOPE | exec STORE SCOPE JOB_ID\n"
+    "Started by rose itself, not by hand; `rose jobs` lists the jobs."
+)
+
+
+def _stop_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # so the runner kills its job's group on the way out
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] != "session-end":
-        print("usage: python -m rose.host.jobs session-end PAYLOAD_FILE", file=sys.stderr)
-        return 2
-    session_end(Path(argv[1]))
-    return 0
+    if len(argv) == 3 and argv[0] == "drain":
+        store_dir = StoreDir(Path(argv[1]), argv[2])
+        signal.signal(signal.SIGTERM, _stop_on_term)
+        try:
+            from rose.host._runner import drain
+
+            drain(store_dir, kinds())
+        except Exception as exc:  # nobody reads a runner's stderr: the event log must say it
+            detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+            with contextlib.suppress(OSError):
+                append_event(
+                    store_dir.events,
+                    "error",
+                    {"job-runner": "drain", "error": type(exc).__name__, "detail": detail},
+                )
+            return 1
+        return 0
+    if len(argv) == 4 and argv[0] == "exec":
+        return _exec(StoreDir(Path(argv[1]), argv[2]), argv[3])
+    print(USAGE, file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from rose.host.jobs import main as _main  # the module proper, not a second copy as __main__
+
+    sys.exit(_main(sys.argv[1:]))

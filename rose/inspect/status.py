@@ -1,10 +1,15 @@
-"""What `rose status` reports: counts, levels, apexes and store health."""
+"""What `rose status` reports: counts, levels, apexes, store health, jobs and model spend."""
 
 from __future__ import annotations
 
+import time
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+from rose.events import read_events
 from rose.graph.engine import version
+from rose.host.jobs import summary as jobs_summary
 from rose.models import Stats
 from rose.store.facade import Store
 
@@ -56,7 +61,66 @@ def status(store: Store) -> dict[str, Any]:
             "ok": not problems,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
         },
+        "jobs": jobs_summary(store.primary),
+        "spend": spend(store.primary.events),
     }
+
+
+def spend(events: Path, *, hours: float = 24) -> dict[str, Any]:
+    """The model calls the judge logged in the last `hours`, with their tokens and dollars.
+
+    Only what a backend measured counts as spend. A cached judgement made no call. A
+    simulated backend's invented figures (its events carry `simulated`) are summed apart
+    and never added in. `cost_reported` is false when no call reported a cost (codex and
+    the scripted backend report none), so 0 dollars is not mistaken for free.
+    """
+    since = time.time() - hours * 3600
+    out: dict[str, Any] = {
+        "hours": hours,
+        "calls": 0,
+        "failed": 0,
+        "cached": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": 0.0,
+        "cost_reported": False,
+        "simulated": {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0},
+    }
+    for event in read_events(events, kind="judge"):
+        if _epoch(event.get("time")) < since:
+            continue
+        if event.get("cached"):
+            out["cached"] += 1
+            continue
+        sim = event.get("simulated")
+        if isinstance(sim, dict):
+            out["simulated"]["calls"] += 1
+            _add(out["simulated"], sim)
+        else:
+            out["calls"] += 1
+            out["failed"] += bool(event.get("error"))
+        _add(out, event)
+        out["cost_reported"] = out["cost_reported"] or _number(event.get("cost_usd")) > 0
+    out["cost_usd"] = round(out["cost_usd"], 6)
+    out["simulated"]["cost_usd"] = round(out["simulated"]["cost_usd"], 6)
+    return out
+
+
+def _add(into: dict[str, Any], figures: dict) -> None:
+    into["input_tokens"] += int(_number(figures.get("input_tokens")))
+    into["output_tokens"] += int(_number(figures.get("output_tokens")))
+    into["cost_usd"] += _number(figures.get("cost_usd"))
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def _epoch(iso: object) -> float:
+    try:
+        return datetime.fromisoformat(str(iso)).timestamp()
+    except ValueError:
+        return 0.0
 
 
 def _rate(row: dict) -> float | None:

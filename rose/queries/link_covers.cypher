@@ -1,5 +1,4 @@
-MATCH (l:Lesson)
-UNWIND l.covers AS k
-WITH l, k WHERE $everything OR l.id IN $ids OR k IN $ids
-MATCH (e:Episode {id: k})
+// The regression set: a lesson covers every successful episode that used it.
+MATCH (e:Episode)-[:USED]->(l:Lesson)
+WHERE e.outcome = 'success' AND ($everything OR e.id IN $ids OR l.id IN $ids)
 MERGE (l)-[:COVERS]->(e);

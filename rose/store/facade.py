@@ -184,12 +184,31 @@ class Store:
         return node
 
     def _check_links(self, g: Graph, node: Node) -> None:
-        import networkx as nx
+        """Refuse links to unknown lessons and links that would close a cycle.
 
+        The write adds edges node -> child (derived_from) and parent -> node (parents); a
+        cycle appears exactly when some child already reaches the node or a parent. One
+        bounded query over the graph answers that; only when it finds a path is the whole
+        DAG checked (the graph still holds the node's old links, which this write replaces).
+        """
         refs = set(node.derived_from) | set(node.parents) | set(node.disputes)
         known = {r["lesson"]["id"] for r in g.q("lesson_get", ids=sorted(refs))} if refs else set()
         for ref in sorted(refs - known - {node.id}):
             raise LessonNotFound(ref)
+        children, parents = set(node.derived_from), set(node.parents)
+        if node.id in children | parents or children & parents:
+            loop = sorted((children & parents) | ({node.id} & (children | parents)))[0]
+            raise CycleError([node.id, loop, node.id] if loop != node.id else [node.id, node.id])
+        # A new cycle runs down a new child (or an existing edge out of the node) and back up
+        # through a new parent (or an existing edge into the node).
+        start = children | ({node.id} if parents else set())
+        end = parents | ({node.id} if children else set())
+        if start and g.q("reaches", **{"from": sorted(start), "to": sorted(end)}):
+            self._check_cycle_exactly(g, node)
+
+    def _check_cycle_exactly(self, g: Graph, node: Node) -> None:
+        import networkx as nx
+
         dag = nx.DiGraph()
         for r in g.q("links_all"):
             if r["id"] != node.id:  # the node's own lists are replaced by this write
@@ -238,11 +257,76 @@ class Store:
     # -- episodes --------------------------------------------------------------------------
 
     def save_episode(self, ep: Episode, *, scope: str = "project") -> Episode:
-        """Write an episode file and index it."""
-        write_json(self.dir_for(scope).episode_path(ep.id), dump_episode(ep))
-        with self.graph():
-            pass  # opening syncs the new file in
+        """Write an episode file (once: an episode is never edited) and index it."""
+        self.save_episodes([ep], scope=scope)
         return ep
+
+    def save_episodes(self, eps: list[Episode], *, scope: str = "project") -> list[Episode]:
+        """Write the episodes not yet on disk; returns those written now.
+
+        An episode is the record of what was observed and is written once: one whose id
+        is already on disk (in either scope) is left as it is, so writing the same unit
+        of work twice counts it once. Recording costs one new file and takes no lock:
+        the next open of the graph (any read) folds the new files in.
+        """
+        written = []
+        for ep in eps:
+            if any(d.episode_path(ep.id).exists() for d in self.dirs):
+                continue
+            write_json(self.dir_for(scope).episode_path(ep.id), dump_episode(ep))
+            written.append(ep)
+        if written:
+            self.log("episodes", {"written": len(written), "ids": [e.id for e in written][:20]})
+        return written
+
+    def attribute(
+        self,
+        session_id: str,
+        used: list[str],
+        unused: list[str] | None = None,
+        *,
+        turn: int | None = None,
+        source: str = "rose used",
+    ) -> int:
+        """Record which served lessons bore on a unit of work; returns the unit's turn.
+
+        Goes to the session's append-only log, folded into the episode at absorption.
+        """
+        from rose.models import valid_id
+        from rose.store import sessions
+
+        root = str(self.primary.root)
+        unused = unused or []
+        ids = [*used, *unused]
+        bad = [i for i in ids if not valid_id(i)]
+        if bad:
+            raise RoseError(f"not a lesson id: {', '.join(bad)}")
+        if not ids:
+            raise RoseError("name at least one lesson with --used or --unused")
+        known = {r["lesson"]["id"] for r in self.read("lesson_get", ids=sorted(set(ids)))}
+        unknown = sorted(set(ids) - known)
+        if unknown:
+            raise RoseError(f"no lesson with id {', '.join(unknown)} in this store")
+        turn = turn or sessions.last_turn(root, session_id)
+        if not turn:
+            raise RoseError(
+                f"session {session_id!r} has no recorded prompt here: nothing to attribute to"
+            )
+        sessions.append(
+            root, session_id, "used", turn=turn, used=list(used), unused=list(unused), source=source
+        )
+        return turn
+
+    def absorb(self, session_id: str, *, final: bool) -> list[Episode]:
+        """Fold a session's scratch log into episodes, one per complete unit of work.
+
+        Without `final` the unit still open (the latest prompt) waits for a later call;
+        with it (the session ended) every unit is absorbed. Idempotent: a unit already
+        absorbed is not written again.
+        """
+        from rose.store import absorb
+
+        return self.save_episodes(absorb.episodes(str(self.primary.root), session_id, final=final))
 
     # -- the recall view -------------------------------------------------------------------
 
@@ -259,6 +343,7 @@ class Store:
         want = {
             "format": recall_view.FORMAT,
             "stamp": scan.stamp(self.last_sync.states, self.roots),
+            "evidence": scan.evidence_stamp(self.last_sync.states),  # stats shown in the view
             "budget": rc.max_pack_tokens,
             "enabled": rc.enabled,
             "fresh_turns": rc.stays_fresh_turns,

@@ -10,6 +10,7 @@ from rose.atomic import write_text
 _GITIGNORE = """\
 # Machine-local: rebuilt or regenerated, never shared.
 sessions/
+jobs/
 events.jsonl
 judge-cache/
 graph.*
@@ -57,6 +58,11 @@ class StoreDir:
     @property
     def sessions(self) -> Path:
         return self.root / "sessions"
+
+    @property
+    def jobs(self) -> Path:
+        """The detached jobs' ledger: records, payloads and logs (machine-local)."""
+        return self.root / "jobs"
 
     @property
     def config(self) -> Path:

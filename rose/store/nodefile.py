@@ -30,15 +30,15 @@ _ORDER = (
     "disputes",
     "derived_from",
     "parents",
-    "covers_tasks",
     "dropped",
     "preserve",
-    "load_bearing",
     "patches",
-    "stats",
     "created",
     "updated",
 )
+# What was observed of a lesson is folded from episodes by the graph, never kept in its file.
+# Older files carried these; they are read past (and gone at the next write).
+OBSERVED = ("stats", "covers_tasks", "load_bearing")
 
 
 def pydantic_reason(exc: ValidationError) -> str:
@@ -80,6 +80,8 @@ def parse_node(text: str, path: Path, scope: str) -> Node:
     if not front.get("id"):
         raise LessonFileError(path, "front matter has no id")
     body = text[end + len(_FENCE) + 2 :].strip("\n")
+    for key in OBSERVED:
+        front.pop(key, None)
     try:
         node = Node.model_validate({**front, "body": body, "scope": scope})
     except ValidationError as exc:

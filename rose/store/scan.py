@@ -57,3 +57,14 @@ def stamp(states: dict[str, FileState], roots: list[tuple[str, str]]) -> str:
     data = "\n".join(lines).encode()
     # Two 32-bit checksums (zlib is built in; hashlib would load OpenSSL on the hook's path).
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(lines):x}"
+
+
+def evidence_stamp(states: dict[str, FileState]) -> str:
+    """A fingerprint of the episode files: the lessons' observed record changes with them."""
+    lines = [
+        f"{st.path}\0{st.mtime_ns}\0{st.size}"
+        for st in sorted(states.values(), key=lambda s: s.path)
+        if st.kind == "episode"
+    ]
+    data = "\n".join(lines).encode()
+    return f"{zlib.crc32(data):08x}{len(lines):x}"

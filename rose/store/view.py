@@ -113,6 +113,7 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
     return {
         "format": FORMAT,
         "stamp": scan.stamp(states, roots),
+        "evidence": scan.evidence_stamp(states),
         "enabled": config.recall.enabled,
         "budget": budget,
         "fresh_turns": config.recall.stays_fresh_turns,

@@ -1,0 +1,3 @@
+UNWIND $rows AS r
+MATCH (l:Lesson {id: r.id})
+SET l.load_bearing = r.spans;

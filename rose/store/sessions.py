@@ -1,0 +1,84 @@
+"""A session's append-only scratch log: what was served on each prompt, and what was said of it.
+
+`sessions/<session>.log` holds one JSON object a line, appended with a single O_APPEND
+write, so the prompt hook, `rose used`, a reflector and an absorption job can all write
+at once and nobody loses a line. It is never rewritten: PreCompact and `/clear` reset
+only the freshness record (`sessions/<session>.json`), so the log still lists everything
+the session was served when it is absorbed into episodes.
+
+Entries (``t`` says which):
+
+- ``prompt``: a unit of work begins: ``turn``, ``prompt``, and ``served`` (what the agent
+  had in context for it: injected in full, refreshed, or still fresh from before);
+- ``used``: attribution for a turn: ``used`` and ``unused`` lesson ids, ``source``;
+- ``cite``: lesson ids the agent cited;
+- ``span``: a sentence of a lesson that did work (``lesson``, ``span``);
+- ``expand``: descent restored a dropped claim into a lesson (``lesson``, ``claim``);
+- ``rescue``: that claim rescued the failure (``lesson``, ``claim``);
+- ``outcome``: how the unit went (``outcome``, ``summary``);
+- ``compact``: the host compacted or cleared its context.
+
+Standard library only: the prompt hook appends here on every prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from rose.atomic import append_line
+from rose.events import now_iso
+
+KINDS = ("prompt", "used", "cite", "span", "expand", "rescue", "outcome", "compact")
+
+
+def safe_id(session_id: str) -> str:
+    """The session id as a file name."""
+    return "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "default"
+
+
+def log_path(store_root: str | Path, session_id: str) -> Path:
+    return Path(store_root) / "sessions" / f"{safe_id(session_id)}.log"
+
+
+def append(store_root: str | Path, session_id: str, kind: str, **data: object) -> None:
+    """Append one entry to the session's log (redacted, like every write)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown session log entry {kind!r}; the kinds are {', '.join(KINDS)}")
+    record = {"t": kind, "time": now_iso(), **data}
+    append_line(log_path(store_root, session_id), json.dumps(record, ensure_ascii=False))
+
+
+def read(store_root: str | Path, session_id: str) -> list[dict]:
+    """Every readable entry, oldest first; a torn or foreign line is skipped."""
+    path = log_path(store_root, session_id)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and rec.get("t") in KINDS:
+            out.append(rec)
+    return out
+
+
+def last_turn(store_root: str | Path, session_id: str) -> int:
+    """The turn of the session's latest prompt (0 before the first)."""
+    turns = [int(e.get("turn", 0)) for e in read(store_root, session_id) if e["t"] == "prompt"]
+    return max(turns, default=0)
+
+
+def sessions(store_root: str | Path) -> list[str]:
+    """The ids of every session with a log, by file name."""
+    folder = Path(store_root) / "sessions"
+    try:
+        return sorted(p[: -len(".log")] for p in os.listdir(folder) if p.endswith(".log"))
+    except FileNotFoundError:
+        return []

@@ -1,0 +1,65 @@
+"""Job kinds for the tests only: the registry adds them when ROSE_TEST_JOB_KINDS names this
+module. Each records what the tests check in files named by its payload."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rose.host.jobs import JobContext, Kind
+
+KINDS = {
+    "span": Kind("tests._jobkinds:span", deadline_s=20),
+    "orphan": Kind("tests._jobkinds:orphan", deadline_s=20),
+    "hang": Kind("tests._jobkinds:hang", deadline_s=0.5),
+    "crash": Kind("tests._jobkinds:crash", deadline_s=20),
+    "flaky": Kind("tests._jobkinds:flaky", deadline_s=20, retry=True),
+}
+
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIEowIBAAKCAQEAwJt1tLw6Yx9s2mQw3S5rY8Xb7kNp0aVq\n"
+    "Zr4mX2cQ9bT8uL1eW6yF3dH5jK7nP0sA2gC4iE6oR8tU1vX\n"
+    "-----END RSA PRIVATE KEY-----"
+)
+SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def span(job: JobContext) -> None:
+    """Note when it started and ended, so a test can measure how many ran at once."""
+    start = time.time()
+    time.sleep(float(job.payload["sleep"]))
+    out = Path(job.payload["out"]) / f"{job.record['id']}.span"
+    out.write_text(f"{start} {time.time()}")
+
+
+def _grandchild(job: JobContext) -> None:
+    """Start a process in the job's group and note its pid: it must not outlive the job."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    Path(job.payload["pids"]).write_text(f"{os.getpid()} {child.pid}")
+
+
+def orphan(job: JobContext) -> None:
+    _grandchild(job)
+    time.sleep(0.2)
+
+
+def hang(job: JobContext) -> None:
+    _grandchild(job)
+    time.sleep(60)
+
+
+def crash(job: JobContext) -> None:
+    print(f"ROSE_CHILD={os.environ.get('ROSE_CHILD')}", flush=True)
+    print(f"calling with api_key={SECRET}", flush=True)
+    print(PEM, file=sys.stderr, flush=True)
+    raise RuntimeError("boom")
+
+
+def flaky(job: JobContext) -> None:
+    if job.attempt == 1:
+        raise RuntimeError("first attempt fails")
+    print("second attempt works")
