@@ -2,9 +2,17 @@
 
 A lesson mangled by an over-eager pattern is recoverable; a leaked key is not, so
 the patterns lean towards redacting too much. The carve-outs are what an agent's
-memory is full of: git SHAs, UUIDs, ordinary numbers, paths, prose about passwords.
-Event lines are redacted as JSON text, so valid JSON in stays valid JSON out.
-Standard library only, patterns compiled at import: this sits on a hook's hot path.
+memory is full of: git SHAs, UUIDs, ids, ordinary numbers, paths, prose about passwords.
+
+Redaction never changes a file's syntax. Event lines are redacted as JSON text and stay
+valid JSON (a placeholder holds no quote or backslash, and no pattern replaces one).
+YAML is redacted value by value (`redact_file`): parsed, every string redacted, dumped,
+so `model: sk-...` becomes `model: '[REDACTED:openai-key]'`, still a string.
+
+Standard library only at import, patterns compiled once: this sits on a hook's hot
+path. Most patterns open with a literal character (the start-of-word check comes after
+it) so `re` jumps straight to candidates; the rarer ones run only when their anchor
+text is present.
 """
 
 from __future__ import annotations
@@ -13,14 +21,18 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds to import; the hook cannot spare them
+    from collections.abc import Callable
     from typing import Any
 
-__all__ = ["redact", "redact_obj"]
+__all__ = ["redact", "redact_file", "redact_obj"]
 
 _MARK = "[REDACTED:"
 _IS_MARK = re.compile(r"\[REDACTED:[a-z-]+\]")
 # A token starts outside a word, or right after a JSON escape such as `\n`.
 _START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
+# The same check made after the token's first character, which `re` can then scan for.
+_AFTER_FIRST = r"(?:(?<![A-Za-z0-9_].)|(?<=\\[nrt].))"
+_END = r"(?![A-Za-z0-9])"
 
 
 def _mark(kind: str) -> str:
@@ -35,29 +47,149 @@ _PEM = re.compile(
     re.DOTALL,
 )
 
-_PROVIDERS = {
-    "anthropic-key": r"sk-ant-[A-Za-z0-9_-]{20,}",
+# Formats with a fixed prefix, after the rule lists of gitleaks, detect-secrets and
+# trufflehog. Each pattern starts with a literal character and holds no top-level `|`.
+_PROVIDERS: dict[str, tuple[str, ...]] = {
+    "anthropic-key": (r"sk-ant-[A-Za-z0-9_-]{20,}",),
     # Legacy keys open with 20+ alphanumerics, which spares slugs like `sk-learn-...`.
-    "openai-key": r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
-    r"|[A-Za-z0-9]{20,}[A-Za-z0-9_-]*)",
-    "aws-key": r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
-    "github-token": r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}",
-    "gitlab-token": r"gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}",
-    "slack-token": r"xox[abprs]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}",
-    "slack-webhook": r"hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,}",
-    "stripe-key": r"[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,}",
-    "google-key": r"AIza[A-Za-z0-9_-]{30,}|ya29\.[A-Za-z0-9_-]{20,}",
-    "npm-token": r"npm_[A-Za-z0-9]{30,}",
-    "hf-token": r"hf_[A-Za-z0-9]{30,}",
-    "jwt": r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+    "openai-key": (
+        r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",
+        r"sk-[A-Za-z0-9]{20,}[A-Za-z0-9_-]*",
+    ),
+    "openrouter-key": (r"sk-or-v1-[A-Za-z0-9]{32,}",),
+    "groq-key": (r"gsk_[A-Za-z0-9]{40,}",),
+    "xai-key": (r"xai-[A-Za-z0-9]{60,}",),
+    "perplexity-key": (r"pplx-[A-Za-z0-9]{40,}",),
+    "replicate-token": (r"r8_[A-Za-z0-9]{30,}",),
+    "langsmith-key": (r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}",),
+    "aws-key": (r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}" + _END,),
+    "aws-bedrock-key": (r"ABSK[A-Za-z0-9+/]{100,}={0,2}",),
+    "github-token": (r"gh[pousr]_[A-Za-z0-9]{20,}", r"github_pat_[A-Za-z0-9_]{20,}"),
+    "gitlab-token": (
+        r"gl(?:pat|dt|rt|ptt|cbt|ft|imt|agent|oas|soat|ffct)-[A-Za-z0-9_-]{20,}"
+        r"(?:\.[A-Za-z0-9]{9})?",
+        r"GR1348941[A-Za-z0-9_-]{20,}",
+    ),
+    "slack-token": (
+        r"xox[abeoprs]-[A-Za-z0-9-]{10,}",
+        r"xoxe\.xox[bp]-[A-Za-z0-9-]{10,}",
+        r"xapp-[A-Za-z0-9-]{10,}",
+    ),
+    "slack-webhook": (r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",),
+    "discord-webhook": (
+        r"discord(?:app)?\.com/api(?:/v[0-9]{1,2})?/webhooks/[0-9]{15,22}/[A-Za-z0-9_-]{30,}",
+    ),
+    "discord-token": tuple(
+        c + r"[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
+        for c in "MNO"
+    ),
+    "teams-webhook": (r"webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}",),
+    "stripe-key": (
+        *(p + r"k_(?:live|test|prod)_[A-Za-z0-9]{10,}" for p in "srp"),
+        r"whsec_[A-Za-z0-9]{20,}",
+    ),
+    "square-token": (
+        r"sq0atp-[A-Za-z0-9_-]{22,}",
+        r"sq0csp-[A-Za-z0-9_-]{40,}",
+        r"EAAA[A-Za-z0-9_+=-]{60,}",
+    ),
+    "google-key": (
+        r"AIza[A-Za-z0-9_-]{30,}",
+        r"ya29\.[A-Za-z0-9_-]{20,}",
+        r"GOCSPX-[A-Za-z0-9_-]{24,}",
+    ),
+    "facebook-token": (r"EAA[MC][A-Za-z0-9]{100,}",),
+    "twitter-token": (r"AA{21}[A-Za-z0-9%]{50,}",),
+    "sendgrid-key": (r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}",),
+    "sendinblue-key": (r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",),
+    "twilio-key": (r"SK[0-9a-fA-F]{32}" + _END,),
+    "digitalocean-token": (r"do[opr]_v1_[a-f0-9]{64}",),
+    "npm-token": (r"npm_[A-Za-z0-9]{30,}",),
+    "pypi-token": (
+        r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}",
+        r"pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9_-]{50,}",
+    ),
+    "rubygems-token": (r"rubygems_[a-f0-9]{48}",),
+    "clojars-token": (r"CLOJARS_[A-Za-z0-9]{60}",),
+    "docker-token": (r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}",),
+    "hf-token": (r"hf_[A-Za-z0-9]{30,}", r"api_org_[A-Za-z0-9]{30,}"),
+    "shopify-token": (r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _END,),
+    "atlassian-token": (r"ATATT3[A-Za-z0-9_=-]{100,}",),
+    "databricks-token": (r"dapi[a-f0-9]{32}(?:-[0-9])?" + _END,),
+    "doppler-token": (r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}",),
+    "dynatrace-token": (r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",),
+    "grafana-token": (
+        r"glc_[A-Za-z0-9+/]{32,}={0,3}",
+        r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
+        r"eyJrIjoi[A-Za-z0-9]{60,}={0,3}",
+    ),
+    "linear-key": (r"lin_api_[A-Za-z0-9]{40}",),
+    "newrelic-key": (r"NR(?:AK|JS|II)-[A-Za-z0-9-]{19,}",),
+    "notion-token": (r"ntn_[0-9]{11}[A-Za-z0-9]{35}", r"secret_[A-Za-z0-9]{43}" + _END),
+    "postman-key": (r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}",),
+    "pulumi-token": (r"pul-[a-f0-9]{40}",),
+    "sentry-token": (r"sntrys_eyJ[A-Za-z0-9+/=_]{40,}", r"sntryu_[a-f0-9]{64}"),
+    "supabase-token": (r"sbp_[a-f0-9]{40}",),
+    "planetscale-token": (r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,64}",),
+    "prefect-key": (r"pnu_[A-Za-z0-9]{36}",),
+    "vault-token": (r"hv[sbr]\.[A-Za-z0-9_-]{24,}",),
+    "heroku-key": (r"HRKU-AA[A-Za-z0-9_-]{58}",),
+    "flyio-token": (r"fo1_[A-Za-z0-9_-]{43}", r"fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
+    "alibaba-key": (r"LTAI[A-Za-z0-9]{20}" + _END,),
+    "artifactory-key": (r"AKCp[A-Za-z0-9]{69}", r"cmVmdGtu[A-Za-z0-9]{56}"),
+    "age-key": (r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",),
+    "onepassword-key": (
+        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+        r"ops_eyJ[A-Za-z0-9+/]{200,}={0,3}",
+    ),
+    "openshift-token": (r"sha256~[A-Za-z0-9_-]{43}",),
+    "cloudflare-key": (r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",),
+    "mapbox-token": (r"sk\.eyJ[A-Za-z0-9_.-]{50,}",),
+    "dropbox-token": (r"sl\.[A-Za-z0-9_=-]{130,}",),
+    "easypost-key": (r"EZ[AT]K[A-Za-z0-9]{54}",),
+    "shippo-token": (r"shippo_(?:live|test)_[a-fA-F0-9]{40}",),
+    "duffel-token": (r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}",),
+    "typeform-token": (r"tfp_[A-Za-z0-9_.=-]{59}",),
+    "airtable-token": (r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}",),
+    "harness-key": tuple(
+        p + r"at\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" for p in "ps"
+    ),
+    "octopus-key": (r"API-[A-Z0-9]{26}" + _END,),
+    "jwt": (r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",),
 }
-# One pass for all of them; the kind is the name of the group that matched.
-_TOKENS = re.compile(
-    _START
-    + "(?:"
-    + "|".join(f"(?P<{kind.replace('-', '_')}>{pat})" for kind, pat in _PROVIDERS.items())
-    + ")"
-)
+
+
+def _alternatives(table: dict[str, tuple[str, ...]]) -> str:
+    """One alternation per first character, with the boundary check behind that character
+    and a group per pattern; `re` skips an alternation whose first character differs."""
+    by_first: dict[str, list[str]] = {}
+    for kind, patterns in table.items():
+        for i, pat in enumerate(patterns):
+            assert pat[0].isalnum(), pat  # a literal first character, or `re` cannot skip ahead
+            # ...and the rest of the word, so nothing glued on is left to match next time
+            group = f"(?P<{kind.replace('-', '_')}__{i}>{pat[1:]}[A-Za-z0-9]*)"
+            by_first.setdefault(pat[0], []).append(group)
+    return "|".join(f"{c}{_AFTER_FIRST}(?:{'|'.join(gs)})" for c, gs in by_first.items())
+
+
+# One pass for all of them; the kind is the name of the group that matched. It runs only
+# over runs of token characters long enough to hold one (the shortest is 15).
+_TOKENS = re.compile(_alternatives(_PROVIDERS))
+_RUN = re.compile(r"[A-Za-z0-9_.+/=%~@:-]{15,}")
+
+# Formats that open with a character class; each runs only when its anchor is present.
+_ANCHORED: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    # A bot id and its secret, also inside `api.telegram.org/bot<id>:<secret>/`.
+    ("telegram-token", ":A", re.compile(r"(?:(?<=/bot)|(?<![A-Za-z0-9_:]))"
+                                        r"[0-9]{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])")),
+    ("mailchimp-key", "-us", re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us[0-9]{1,2}" + _END)),
+    ("azure-client-secret", "Q~", re.compile(
+        r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"
+    )),
+    ("terraform-token", ".atlasv1.", re.compile(
+        r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"
+    )),
+)  # fmt: skip
 
 _BEARER = re.compile(
     _START + r"((?i:bearer)[ \t]+)(?!\[REDACTED:)(?=[A-Za-z0-9._~+/-]*[0-9])"
@@ -68,20 +200,62 @@ _URL_PASSWORD = re.compile(
     r"(?:(?<![A-Za-z0-9+.-])|(?<=\\[nrt]))([A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]\"'\\]*:)"
     r"(?!\[REDACTED:)[^\s/?#\"'\\]+(?=@)"
 )
+# The signature that makes a signed URL a credential: Azure SAS `sig=`, S3 and GCS presigns.
+_URL_SIGNATURE = re.compile(
+    r"([?&;](?i:sig|signature|x-amz-signature|x-goog-signature)=)[A-Za-z0-9%+/=_.~-]{16,}"
+)
+
+# Passwords handed to a command on its command line. The command and the flag must
+# agree: `-p` is mysql's password but docker run's port, `-u` curl's user:password but
+# docker's uid:gid. mysql's `-p` takes only an attached value (`-p db` prompts).
+_CMD_MID = r"[^\n|;&]{0,200}?[ \t]"  # within one command: up to a newline, `|`, `;` or `&`
+_CMD_VALUE = r"(?!\[REDACTED:)(?:'(?P<sq>[^'\"\n\\]*)'|(?P<bare>[^\s'\"`\\;|&)]+))"
+
+
+def _command(
+    name: str, rest: str, suffix: str = "", value: str = _CMD_VALUE
+) -> tuple[str, re.Pattern[str]]:
+    """The command `name` (+ `suffix`) as a word, also right after a JSON `\n`, then `rest`,
+    then the value. Literal-first, so `re` finds the name as fast as `str.find`."""
+    w = re.escape(name)
+    head = rf"{w}(?:(?<![A-Za-z0-9_.-]{w})|(?<=\\[nrt]{w})){suffix}(?![A-Za-z0-9_-])"
+    return name, re.compile(head + rest + value)
+
+
+_CURL_USER = r"(?:-u[ \t]*|--user(?:[ \t]+|=))"
+_CMD_QUOTED = r"(?!\[REDACTED:)(?P<sq>[^'\"\n\\]*[ \t][^'\"\n\\]*)(?P=q)"
+_CMD_PASSWORDS = (
+    _command("mysql", _CMD_MID + "-p", suffix="[a-z]*"),  # mysqldump, mysqladmin too
+    _command("mariadb", _CMD_MID + "-p", suffix="(?:-[a-z]+)?"),
+    _command("sshpass", _CMD_MID + r"-p[ \t]*"),
+    _command("redis-cli", _CMD_MID + r"-a[ \t]*"),
+    _command("docker login", _CMD_MID + r"-p[ \t]*"),
+    _command("podman login", _CMD_MID + r"-p[ \t]*"),
+    # a quoted user:password may hold blanks (before the bare form takes its first word)
+    _command("curl", _CMD_MID + _CURL_USER + r"(?P<q>[\"'])[^\s'\"`:\\]*:", value=_CMD_QUOTED),
+    _command("curl", _CMD_MID + _CURL_USER + r"(?:\\?[\"'])?[^\s'\"`:\\]*:"),
+    _command("machine", r"[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+"),  # .netrc
+)
 
 # 13-19 digits, bare or in groups with one consistent separator; never inside a
 # word, a UUID, a decimal or a `+` phone number.
 _CARD = re.compile(
-    r"(?:(?<![A-Za-z0-9_.+-])|(?<=\\[nrt]))"
-    r"(?:[0-9]{13,19}|[0-9]{4,6}([ -])[0-9]{3,6}(?:\1[0-9]{3,6}){1,3})"
+    r"[0-9](?:(?<![A-Za-z0-9_.+-].)|(?<=\\[nrt].))"
+    r"(?:[0-9]{12,18}|[0-9]{3,5}([ -])[0-9]{3,6}(?:\1[0-9]{3,6}){1,3})"
     r"(?![A-Za-z0-9_-]|\.[0-9])"
 )
 
-# `tokens` and `tokenizer` are counts and model names, not credentials.
+# `tokens` and `tokenizer` are counts and model names, not credentials; `pass` counts
+# only as a part of a name (`DB_PASS`), never inside a word (`bypass`, `passed`).
 _KEYWORD = (
-    r"(?i:secret|token(?!s|iz)|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key"
-    r"|private[_-]?key|credential|authorization)"
+    r"(?i:secret|token(?!s|iz)|passw(?:or)?d|passphrase|(?<=[_.-])pass(?![A-Za-z])|pwd"
+    r"|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|credential|creds(?![A-Za-z])"
+    r"|authorization)"
 )
+# Where a keyword may start, in lower-cased text: a superset of _KEYWORD, scanned fast.
+_KEYWORD_HINT = re.compile(r"secret|token|pass|pwd|api|access|account|private|cred|authoriz")
+# The name characters just before a hint, read backwards over the reversed text.
+_NAME_BEHIND = re.compile(r"[A-Za-z0-9_.-]{0,61}")
 _SCHEMES = r"(?i:bearer|basic|token|bot|digest)"
 _SECRET_KEY = re.compile(_KEYWORD)
 _WORKING_DIR = re.compile(r"[nrt]?(?:old)?pwd", re.IGNORECASE)  # $PWD is a path
@@ -96,15 +270,26 @@ _BARE = (
     r"(?:" + _SCHEMES + r"[ \t]+|(?!" + _SCHEMES + r"\b))"
     r"(?P<val>\$\{\{[^}\n\"\\]*\}\}|[^\s\"'`\\,;:=(){}\[\]][^\s\"'`\\,;)}\]]*)"
 )
+_KEY = r"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]{0,60}" + _KEYWORD + r"[A-Za-z0-9_.-]{0,60})"
 _ASSIGN = re.compile(
-    r"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]{0,60}" + _KEYWORD + r"[A-Za-z0-9_.-]{0,60})"
-    r"(?P<kq>\\?[\"'])?[ \t]*(?:[:=]=?|=>)[ \t]*(?:" + _QUOTED + "|" + _BARE + ")"
+    _KEY + r"(?P<kq>\\?[\"'])?[ \t]*(?:[:=]=?|=>)[ \t]*(?:" + _QUOTED + "|" + _BARE + ")"
 )
-# Unquoted values that are code or placeholders, not secrets: types, literals,
-# `$VAR`, `os.environ[...`, `getpass(...`.
+# A key and its value with only blanks between: `aws_secret_access_key wJalr...`,
+# `--token abc1`. Single quotes only: a `"` might be where a JSON string ends.
+_SPACED = re.compile(
+    _KEY + r"(?:[ \t]|\\t)+(?:'(?P<qval>[^'\"\n\\]+)'"
+    r"|(?P<val>[^\s\"'`\\,;:=(){}\[\]<>|&-][^\s\"'`\\,;)}\]<>|&]*))"
+)
+_FLAG_KEY = re.compile(r"--?[A-Za-z0-9_.-]*" + _KEYWORD)  # the keyword ends the flag
+_PROSE_WORD = re.compile(r"[A-Z]?[a-z]+")  # `Password`, `secret`: a word, not a name
+_STRONG = re.compile(r"(?=[^0-9]*[0-9])(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9+_-][A-Za-z0-9+/=_-]{15,}")
+_NOT_ALL_LETTERS = re.compile(r".*[^A-Za-z]")
+# Unquoted values that are code or placeholders, not secrets: types, literals, keywords,
+# `$VAR`, `os.environ[...`, `getpass(...`, and a next key (`class Token: size: int`).
 _HARMLESS = re.compile(
     r"(?i:none|null|nil|true|false|undefined|&?str|bytes|int|bool|string|secretstr)"
-    r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z_][A-Za-z0-9_.]*[(\[].*"
+    r"|raise|return|await|yield|assert|lambda|not|and|or|is|in|if|else|then|pass|continue"
+    r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z_][A-Za-z0-9_.]*(?:[(\[].*|:)"
 )
 # Template slots: {token}, ${VAR}, ${{ secrets.X }}.
 _TEMPLATE = re.compile(r"\$?\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}?")
@@ -114,21 +299,81 @@ _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 # mistaken for a quoted value.
 _JSON_GAP = re.compile(r"(?:[\s,:\[\]{}0-9.eE+-]|true|false|null)*")
 
+# An AWS secret access key is 40 base64 characters; unlabelled, it is recognised by the
+# key id beside it (already a placeholder here) or by the words "secret access key".
+# Lowercase hex of that length is a git SHA, not a secret.
+_AWS_SECRET_VALUE = (
+    r"(?:(?<![A-Za-z0-9+/=])|(?<=\\[nrt]))"
+    r"(?![0-9a-f]{40}(?![A-Za-z0-9+/]))[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])"
+)
+_AWS_NEAR_ID = re.compile(
+    r"(\[REDACTED:aws-key\][^\n]{1,40}?)" + _AWS_SECRET_VALUE
+    + r"|" + _AWS_SECRET_VALUE + r"(?=[^\n]{1,40}?\[REDACTED:aws-key\])"
+)  # fmt: skip
+_AWS_PHRASE = re.compile(r"((?i:secret[ _-]?access[ _-]?key)[^\n]{0,24}?)" + _AWS_SECRET_VALUE)
+
 
 def redact(text: str) -> str:
-    """Replace every secret in `text` with `[REDACTED:<kind>]`; idempotent, never raises."""
+    """Replace every secret in `text` with `[REDACTED:<kind>]`; idempotent, never raises.
+
+    A pass that redacted something runs again: a placeholder can bring a second secret
+    into a pattern's reach (the key id or the command a match consumed, a name that now
+    starts after the placeholder), and writing the same text twice must give one result.
+    Text with nothing to hide costs one pass; a short name costs none (every pattern needs a
+    separator, a 15-character run, or 13 digits after a non-word character).
+    """
+    if len(text) < 15 and text.isidentifier():
+        return text
+    for _ in range(8):  # each round only turns text into placeholders; two are the most seen
+        text, before = _redact_once(text), text
+        if text == before:
+            break
+    return text
+
+
+def _redact_once(text: str) -> str:
     if "-----BEGIN" in text:
         text = _PEM.sub(_mark("private-key"), text)
-    text = _TOKENS.sub(_provider, text)
-    if "://" in text:
+    text = _sub_in_runs(text)
+    for kind, anchor, pattern in _ANCHORED:
+        if anchor in text:
+            text = pattern.sub(_mark(kind), text)
+    if "[REDACTED:aws-key]" in text:
+        text = _AWS_NEAR_ID.sub(_aws_secret, text)
+    low = text.lower()
+    if "secret" in low and "access" in low:
+        text = _AWS_PHRASE.sub(_aws_secret, text)
+    if "://" in text and "@" in text:
         text = _URL_PASSWORD.sub(lambda m: m[1] + _mark("password"), text)
+    if "=" in text:
+        text = _URL_SIGNATURE.sub(lambda m: m[1] + _mark("url-signature"), text)
+    for name, pattern in _CMD_PASSWORDS:
+        if name in text:
+            text = pattern.sub(_command_password, text)
     text = _CARD.sub(_card, text)
-    text = _ASSIGN.sub(_assignment, text)
-    return _BEARER.sub(lambda m: m[1] + _mark("bearer-token"), text)
+    text = _by_keyword(_ASSIGN, _assignment, text, keep_rejected=True)
+    text = _by_keyword(_SPACED, _spaced, text, keep_rejected=False)
+    if "bearer" in text.lower():
+        text = _BEARER.sub(lambda m: m[1] + _mark("bearer-token"), text)
+    return text
+
+
+def _sub_in_runs(text: str) -> str:
+    """`_TOKENS.sub(_provider, text)`, searching only the runs that could hold a token."""
+    out: list[str] = []
+    done = 0
+    for run in _RUN.finditer(text):
+        for m in _TOKENS.finditer(text, run.start(), run.end()):
+            out += (text[done : m.start()], _provider(m))
+            done = m.end()
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
 
 
 def redact_obj(obj: Any) -> Any:
-    """A copy of a JSON-like `obj` with every string redacted (dict keys are kept).
+    """A copy of a JSON-like `obj` with every string redacted, dict keys included.
 
     Non-empty strings under a secret-looking key are replaced whole, and an int
     that is a valid card number becomes a placeholder string.
@@ -136,7 +381,10 @@ def redact_obj(obj: Any) -> Any:
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, dict):
-        return {key: _redact_item(key, value) for key, value in obj.items()}
+        return {
+            (redact(key) if isinstance(key, str) else key): _redact_item(key, value)
+            for key, value in obj.items()
+        }
     if isinstance(obj, list):
         return [redact_obj(v) for v in obj]
     if isinstance(obj, tuple):
@@ -146,11 +394,92 @@ def redact_obj(obj: Any) -> Any:
     return obj
 
 
-def _redact_item(key: Any, value: Any) -> Any:
-    kind = _key_kind(key) if isinstance(key, str) else None
-    if kind and isinstance(value, str) and value and not _IS_MARK.fullmatch(value):
-        return _mark(kind)
-    return redact_obj(value)
+def redact_file(name: str, text: str) -> str:
+    """`text` redacted for the file called `name`, in a way that keeps that file's syntax.
+
+    YAML (`.yaml`, `.yml`, and a Markdown file's front matter) is redacted value by value:
+    text-level redaction could turn a scalar into a flow list (`[REDACTED:...]`) or miss a
+    secret the dumper folded onto the next line. Text that redaction leaves alone is
+    returned as it was, byte for byte; text that does not parse is redacted as text.
+    """
+    if name.endswith((".yaml", ".yml")):
+        return _redact_yaml(text, mapping=False) or ""
+    if name.endswith(".md") and text.startswith("---\n"):
+        return _redact_front_matter(text)
+    return redact(text)
+
+
+def _redact_front_matter(text: str) -> str:
+    end = text.find("\n---\n", 3)
+    if end < 0 and not text.endswith("\n---"):
+        return redact(text)
+    end = len(text) - 4 if end < 0 else end
+    front = _redact_yaml(text[4 : end + 1], mapping=True)
+    if front is None:
+        return redact(text)
+    fence = text[end + 1 : end + 5]  # the closing `---`, with its newline if it has one
+    return f"---\n{front}{fence}{redact(text[end + 5 :])}"
+
+
+def _redact_yaml(text: str, *, mapping: bool) -> str | None:
+    """YAML text with every string redacted, keys too; None if `mapping` asks for a mapping
+    and it is something else. Text that is not YAML at all is redacted as text."""
+    import yaml  # only writes of YAML files pay for it
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    except Exception:  # noqa: BLE001 - anything unparseable is plain text to us
+        return None if mapping else redact(text)
+    if mapping and not isinstance(data, dict):
+        return None
+    clean = redact_obj(data)
+    if clean == data and redact(text) == text:  # nothing to hide, comments included
+        return text
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    out: str = yaml.dump(clean, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100)
+    return out
+
+
+def _by_keyword(
+    pattern: re.Pattern[str],
+    repl: Callable[[re.Match[str]], str],
+    text: str,
+    *,
+    keep_rejected: bool,
+) -> str:
+    """`pattern.sub(repl, text)` for a pattern that starts with a `_KEY`, tried only at the
+    names holding a keyword hint. `keep_rejected` consumes a match `repl` leaves as it was,
+    like `sub`; otherwise the scan goes on inside it."""
+    low = text.lower()
+    if len(low) != len(text):  # a few characters change length when lower-cased
+        return pattern.sub(repl, text)
+    out: list[str] = []
+    done, tried, rev = 0, -1, ""
+    for hit in _KEYWORD_HINT.finditer(low):
+        h = hit.start()
+        if h < done:
+            continue
+        rev = rev or text[::-1]
+        behind = len(text) - h  # where text[h - 1] sits in the reversed text
+        name = _NAME_BEHIND.match(rev, behind)  # always matches: `{0,61}`
+        start = max(done, h - (name.end() - behind if name else 0))
+        if start == tried:
+            continue
+        tried = start
+        m = pattern.match(text, start)
+        if m is None:
+            continue
+        new = repl(m)
+        if new == m[0] and not keep_rejected:
+            continue
+        out.append(text[done : m.start()])
+        out.append(new)
+        done = m.end()
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
 
 
 def _key_kind(key: str) -> str | None:
@@ -158,19 +487,37 @@ def _key_kind(key: str) -> str | None:
     if not _SECRET_KEY.search(key) or _WORKING_DIR.fullmatch(key):
         return None
     k = key.lower()
-    if "passw" in k or "pwd" in k:
+    if "pass" in k or "pwd" in k:
         return "password"
-    if "secret" in k or "credential" in k:
+    if "secret" in k or "credential" in k or "creds" in k:
         return "aws-secret" if "aws" in k else "secret"
     if "private" in k:
         return "private-key"
     if "token" in k:
         return "token"
+    if "account" in k.replace("_", "").replace("-", "") or "sharedaccess" in k:
+        return "azure-key"
     return "auth-token" if "authoriz" in k else "api-key"
 
 
+def _redact_item(key: Any, value: Any) -> Any:
+    kind = _key_kind(key) if isinstance(key, str) else None
+    if kind and isinstance(value, str) and value and not _IS_MARK.fullmatch(value):
+        return _mark(kind)
+    return redact_obj(value)
+
+
 def _provider(m: re.Match[str]) -> str:
-    return _mark((m.lastgroup or "secret").replace("_", "-"))
+    return _mark((m.lastgroup or "secret").split("__")[0].replace("_", "-"))
+
+
+def _command_password(m: re.Match[str]) -> str:
+    group = "sq" if m["sq"] is not None else "bare"
+    value = m[group]
+    if not value or value.startswith("$") or _TEMPLATE.fullmatch(value):
+        return m[0]
+    start, end = m.span(group)
+    return f"{m.string[m.start() : start]}{_mark('password')}{m.string[end : m.end()]}"
 
 
 def _card(m: re.Match[str]) -> str:
@@ -214,6 +561,8 @@ def _assignment(m: re.Match[str]) -> str:
     value = m["qval"] if quoted else m["val"]
     if kind is None or not value or value.startswith(_MARK) or _TEMPLATE.fullmatch(value):
         return m[0]
+    if not quoted and _MARK in value:  # `a=x&sig=[REDACTED:...]`: a bare value ends there
+        value = value[: value.index(_MARK)]
     if quoted and m["vq"] == '"' and _is_json_gap(value):
         return m[0]
     if not quoted and (
@@ -222,9 +571,35 @@ def _assignment(m: re.Match[str]) -> str:
         return m[0]
     group = "qval" if quoted else "val"
     wrap = "" if quoted else (m["kq"] or "")  # `"pin": 1234` stays valid JSON
-    start, end = m.span(group)
+    start = m.start(group)
+    end = start + len(value)
     text = m.string
     return f"{text[m.start() : start]}{wrap}{_mark(kind)}{wrap}{text[end : m.end()]}"
+
+
+def _spaced(m: re.Match[str]) -> str:
+    """A value after a key and blanks: a flag's value if it is not a plain word, else only a
+    long letters-and-digits string after a name-like key (`AWS_SECRET_ACCESS_KEY`)."""
+    key = m["key"]
+    kind = _key_kind(key)
+    quoted = m["qval"] is not None
+    value = m["qval"] if quoted else m["val"].rstrip(".")
+    if kind is None or not value or _TEMPLATE.fullmatch(value) or _HARMLESS.fullmatch(value):
+        return m[0]
+    if _FLAG_KEY.fullmatch(key):
+        if not quoted and not _NOT_ALL_LETTERS.match(value):
+            return m[0]
+    elif _PROSE_WORD.fullmatch(key) or not _STRONG.fullmatch(value):
+        return m[0]
+    start = m.start("qval" if quoted else "val")
+    text = m.string
+    return f"{text[m.start() : start]}{_mark(kind)}{text[start + len(value) : m.end()]}"
+
+
+def _aws_secret(m: re.Match[str]) -> str:
+    if m[1] is None:
+        return _mark("aws-secret")
+    return m[1] + _mark("aws-secret")
 
 
 def _is_json_gap(value: str) -> bool:
