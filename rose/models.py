@@ -39,8 +39,15 @@ def now() -> datetime:
 
 
 def slug(text: str) -> str:
-    """A family name usable as a folder: lowercase words joined by dashes."""
-    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:64].strip("-")
+    """A family name usable as a folder: lowercase words joined by dashes, accents dropped.
+
+    Every command that takes a family spells it through here, so `--family "My Family"` is
+    `my-family` wherever it is given; a valid family name (`db_ports`) comes back unchanged.
+    """
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    s = re.sub(r"[^a-z0-9_]+", "-", plain).lstrip("-_")[:64].rstrip("-")
     return s or "general"
 
 

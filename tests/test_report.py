@@ -75,7 +75,10 @@ def _assert_private(text: str, tmp_path: Path) -> None:
         assert path not in text, path
 
 
-def test_report_holds_numbers_and_never_lessons_or_paths(seeded: Store, tmp_path: Path):
+def test_report_holds_numbers_and_never_lessons_or_paths(
+    seeded: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("ROSE_ISSUES_REPO", "example/rose")
     res = _run("--about", "Recall went quiet after an edit", "--expected", "the lesson served")
     assert res.exit_code == 0, res.output
     saved = list((seeded.primary.root / "reports").glob("*.md"))
@@ -107,7 +110,7 @@ def test_report_holds_numbers_and_never_lessons_or_paths(seeded: Store, tmp_path
     assert len(detail) <= DETAIL_CHARS and detail.endswith("…")
     assert "~/…" in detail or "<tmp>/…" in detail or "<path>" in detail
     assert f"--body-file .rose/reports/{saved[0].name}" in res.output
-    assert "gh issue create" in res.output.splitlines()[-1]
+    assert "gh issue create --repo example/rose" in res.output.splitlines()[-1]
     assert "Nothing was sent" in res.output
 
 

@@ -28,7 +28,32 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help, as docs/cli.md shows it: typer's rich panels label every flag `<bool>`.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        import rose
+
+        typer.echo(f"rose {rose.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        expose_value=False,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """ROSE: a memory for coding agents whose lessons compress as they prove useful."""
 
 
 # One module per command group, each with register(app); listed in `rose --help` order.

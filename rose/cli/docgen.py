@@ -33,7 +33,12 @@ def _plain_help(command: Any, name: str, parent: Any = None) -> tuple[str, Any]:
 
     command.rich_markup_mode = None  # typer's plain formatter: no panels, no ANSI colour
     ctx = typer.Context(
-        command, info_name=name, parent=parent, terminal_width=WIDTH, max_content_width=WIDTH
+        command,
+        info_name=name,
+        parent=parent,
+        terminal_width=WIDTH,
+        max_content_width=WIDTH,
+        **(command.context_settings or {}),  # e.g. the app's `-h` beside `--help`
     )
     return command.get_help(ctx).rstrip() + "\n", ctx
 
@@ -128,8 +133,16 @@ def config_markdown() -> str:
         "",
         "Each key's environment variable is `ROSE_` and the key in capitals with dots as",
         "underscores. Its value is read as YAML (`4000`, `true`, `kuzu`); set but empty, it is",
-        "the empty string. An unknown key in a config file, or a value out of range, is an",
-        "error that names the key.",
+        "the empty string.",
+        "",
+        "A setting never switches memory off. An unknown key (a newer ROSE's, or a typo), a",
+        "value out of range, or a `config.yaml` that is not YAML is ignored with a warning",
+        "that names the key and where it came from (file and line, or environment variable);",
+        "the key keeps the value it would have without it, in the end its default.",
+        "`rose doctor`, `rose status` and `rose config` show the warnings.",
+        "`rose config KEY VALUE` always writes, keeping every other entry as it is (a file that",
+        "is not YAML is replaced, its text kept as `config.yaml.broken`), and",
+        "`rose config KEY --unset` removes a key, known or not.",
         "",
         f"A setting marked *{config.NOT_BUILT_LABEL}* is validated, stored and shown, but no code",
         "reads it yet: setting it changes nothing until the behaviour it names is built.",

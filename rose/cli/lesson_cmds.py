@@ -15,7 +15,12 @@ def register(app: typer.Typer) -> None:
 def add(
     body: str = typer.Argument(..., help="The lesson text, or '-' to read it from stdin."),
     title: str = typer.Option(None, "--title", "-t", help="Title (default: its first line)."),
-    family: str = typer.Option(None, "--family", "-f", help="Family (folder) to file it under."),
+    family: str = typer.Option(
+        None,
+        "--family",
+        "-f",
+        help="Family (folder) to file it under; normalised: 'My Family' is my-family.",
+    ),
     scope: str = typer.Option(
         "project", help="project: this repository's store; global: ~/.rose, for every repo."
     ),
@@ -39,15 +44,19 @@ def add(
 
 
 def tree(
-    family: str = typer.Option(None, "--family", "-f", help="Only this family."),
+    family: str = typer.Option(
+        None, "--family", "-f", help="Only this family (spelled as for `rose add`)."
+    ),
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Show each lesson's gist."),
     recent: bool = typer.Option(False, "--recent", help="Most recently changed first, with ages."),
     dot: bool = typer.Option(False, "--dot", help="Print Graphviz DOT instead of text."),
 ) -> None:
     """The lesson graph from its apexes down, with what each compression dropped."""
     from rose.inspect.tree import build, render_dot, render_text
+    from rose.models import slug
     from rose.store.facade import Store
 
+    family = slug(family) if family is not None else None
     dag = build(Store.open(), family)
     if dot:
         typer.echo(render_dot(dag))

@@ -22,11 +22,19 @@ def register(app: typer.Typer) -> None:
     app.command("hook", context_settings={"ignore_unknown_options": True})(hook)
 
 
+_AGENT_HELP = "Model backend for this run: claude, codex or simulated (default: the agent setting)."
+
+
 def _agent_judge(store, agent: str | None):
+    """A judge on `agent`, which must be a value `rose config agent` would accept too."""
     if agent is None:
         return None
+    from rose import config
     from rose.judge.calls import for_store
 
+    allowed = config.choices("agent")
+    if agent not in allowed:
+        raise typer.BadParameter(f"must be one of {', '.join(allowed)}", param_hint="--agent")
     return for_store(store, agent=agent)
 
 
@@ -53,7 +61,7 @@ def recall(
     ),
     prompt_file: str = typer.Option(None, "--prompt-file", help=_PROMPT_FILE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    agent: str = typer.Option(None, "--agent", help="Model backend for this run."),
+    agent: str = typer.Option(None, "--agent", help=_AGENT_HELP),
 ) -> None:
     """What would be injected for a prompt, with the model's verdict and reason per candidate."""
     from rose.inspect.trace import as_dict, inspect
@@ -85,7 +93,7 @@ def trace(
         None, "--prompt", "-p", help="The prompt to trace ('-': read it from stdin)."
     ),
     prompt_file: str = typer.Option(None, "--prompt-file", help=_PROMPT_FILE_HELP),
-    agent: str = typer.Option(None, "--agent", help="Model backend for this run."),
+    agent: str = typer.Option(None, "--agent", help=_AGENT_HELP),
 ) -> None:
     """Every recall stage: candidates, verdicts, budget, the verbatim block, the status line."""
     from rose.inspect.trace import inspect, render

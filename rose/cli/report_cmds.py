@@ -18,8 +18,9 @@ def report(
 
     It holds versions, the platform, the graph engine, backend names, settings that differ
     from the defaults, counts and per-stage timings from the event log, and your own words.
-    Saved under .rose/reports/ and printed; the last line is the command that would file it,
-    for you to read and run yourself.
+    Saved under .rose/reports/ and printed. With ROSE_ISSUES_REPO=<owner>/<repo> set, the
+    last line is the `gh issue create` command that would file it there, for you to read and
+    run yourself.
     """
     from rose.inspect.report import report as build
     from rose.inspect.report import shown
@@ -30,5 +31,13 @@ def report(
         typer.echo("(no ROSE store here, so the report was not saved: copy it from above)")
     else:
         typer.echo(f"saved to {shown(rep.path)}")
-    typer.echo("Nothing was sent. To file it as a GitHub issue, review it, then run:")
-    typer.echo(f"  {rep.file_command()}")
+    command = rep.file_command()
+    if command is None:
+        typer.echo(
+            "Nothing was sent. To file it, review it and open an issue with it where ROSE's "
+            "issues go (set ROSE_ISSUES_REPO to that GitHub repository, as owner/name, for "
+            "the `gh issue create` command that does)."
+        )
+    else:
+        typer.echo("Nothing was sent. To file it as a GitHub issue, review it, then run:")
+        typer.echo(f"  {command}")

@@ -64,6 +64,10 @@ def _format(s: dict) -> str:
     probs = s["health"]["problems"]
     lines.append("health     ok" if not probs else f"health     {len(probs)} problem(s)")
     lines += [f"  {p['path']}: {p['reason']}" for p in probs]
+    ignored = s["config"]["problems"]
+    if ignored:
+        lines.append(f"config     {len(ignored)} setting(s) ignored")
+        lines += [f"  {p['message']}" for p in ignored]
     return "\n".join([*lines, *_jobs_lines(s["jobs"]), *_spend_lines(s["spend"])])
 
 
@@ -102,7 +106,12 @@ def reindex() -> None:
 
 
 def doctor(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Check the store, the graph engine and which model backends are available."""
+    """Check the store, the settings, the graph engine, the model backends and the wiring.
+
+    ✓ works, ! works with less (no model backend on PATH, an ignored setting, hooks not
+    wired), ✗ ROSE cannot work here (no store, a graph that will not open, a wired hook
+    whose command would not start). Exits 1 exactly when a check shows ✗.
+    """
     from rose.inspect.doctor import diagnose
 
     report = diagnose()

@@ -1,4 +1,10 @@
-"""`rose doctor`: what works here and what does not, one check per line."""
+"""`rose doctor`: what works here and what does not, one check per line.
+
+Levels: `fail` when ROSE cannot work here (no store, a graph that will not open, a wired
+hook whose command would not start), `warn` when it works with less (no model backend on
+PATH, an ignored setting, hooks not wired), `ok` otherwise. `rose doctor` exits 1 exactly
+when a check fails.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ def _check(name: str, level: str, detail: str) -> dict[str, str]:
 
 
 def _backends(configured: str) -> list[dict[str, str]]:
+    """One line per model CLI, and the configured agent's line, at the same verdict: a
+    missing backend is a warning, since lessons are still stored and served without it."""
     try:
         from rose.model.registry import available_backends
     except ImportError:
@@ -23,11 +31,43 @@ def _backends(configured: str) -> list[dict[str, str]]:
     found = available_backends()
     out = []
     for name, path in found.items():
-        level = "ok" if path else ("fail" if name == configured else "warn")
-        out.append(_check(f"backend {name}", level, path or f"`{name}` not on PATH"))
+        if path:
+            out.append(_check(f"backend {name}", "ok", path))
+        elif name == configured:
+            out.append(_check(f"backend {name}", "warn", f"`{name}` not on PATH"))
+        else:
+            out.append(_check(f"backend {name}", "ok", f"`{name}` not on PATH; not configured"))
     if configured not in found:
-        out.append(_check("backend", "ok", f"{configured} (built in)"))
-    out.append(_check("configured agent", "ok", configured))
+        out.append(_check("agent", "ok", f"{configured} (built in, configured)"))
+    elif found[configured]:
+        out.append(_check("agent", "ok", f"{configured} (configured, on PATH)"))
+    else:
+        others = [n for n, p in found.items() if p and n != configured]
+        fix = f"`rose config agent {others[0]}`" if others else f"put `{configured}` on PATH"
+        out.append(
+            _check(
+                "agent",
+                "warn",
+                f"{configured} is configured but unavailable (`{configured}` not on PATH): "
+                "lessons are still stored and served, but none is judged, so a store larger "
+                f"than recall.max_pack_tokens is cut to its best-ranked apexes; {fix}",
+            )
+        )
+    return out
+
+
+def _config(store: Any) -> list[dict[str, str]]:
+    """Which config files were read, and each setting that was ignored and why."""
+    from rose import config
+
+    files = [str(d.config) for d in reversed(store.dirs) if d.config.is_file()]
+    env = sorted(n for n in map(config.env_name, config.keys()) if n in os.environ)
+    read = ", ".join(files + env) or "defaults only (no config.yaml, no ROSE_* settings)"
+    problems = store.config.problems
+    if problems:
+        read += f"; {len(problems)} ignored (below), the rest in use"
+    out = [_check("config", "warn" if problems else "ok", read)]
+    out += [_check("config", "warn", p.message) for p in problems]
     return out
 
 
@@ -76,6 +116,7 @@ def diagnose() -> dict[str, Any]:
         checks.append(_check("graph", "ok", f"{total} lessons indexed at {store.graph_path}"))
     except RoseError as exc:
         checks.append(_check("graph", "fail", str(exc)))
+    checks += _config(store)
     checks += _backends(store.config.agent)
     checks.append(_budget(store.config.recall.max_pack_tokens))
     checks += wiring(store.project.root.parent if store.project else None)

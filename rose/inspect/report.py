@@ -24,8 +24,8 @@ from typing import Any
 
 from rose.errors import RoseError
 
-#: Where ROSE's issues are filed (the repository named in .claude-plugin/plugin.json).
-# Where ROSE's own issues are filed; set ROSE_ISSUES_REPO=<owner>/<repo> to name it.
+#: Where ROSE's own issues are filed, as `<owner>/<repo>`. The package names no repository,
+#: so without it `rose report` prints no `gh issue create` line rather than a placeholder.
 ISSUES_REPO_ENV = "ROSE_ISSUES_REPO"
 DETAIL_CHARS = 120
 RECENT_ERRORS = 10
@@ -41,10 +41,13 @@ class Report:
     title: str
     path: Path | None  # None when there was nowhere to save it
 
-    def file_command(self) -> str:
-        """The command that files this report, for the user to run (or not) themselves."""
+    def file_command(self) -> str | None:
+        """The command that files this report, for the user to run (or not) themselves; None
+        when no repository is known to file it in (ROSE_ISSUES_REPO unset)."""
         body = shown(self.path) if self.path else "report.md"
-        repo = os.environ.get(ISSUES_REPO_ENV, "<owner>/<repo>")
+        repo = os.environ.get(ISSUES_REPO_ENV, "").strip()
+        if not repo:
+            return None
         return (
             f"gh issue create --repo {shlex.quote(repo)} --title {shlex.quote(self.title)} "
             f"--body-file {shlex.quote(body)}"

@@ -61,6 +61,13 @@ def status(store: Store) -> dict[str, Any]:
             "ok": not problems,
             "problems": [{"path": p.path, "reason": p.reason} for p in problems],
         },
+        "config": {
+            "ok": not store.config.problems,
+            "problems": [
+                {"source": p.source, "key": p.key, "message": p.message}
+                for p in store.config.problems
+            ],
+        },
         "jobs": jobs_summary(store.primary),
         "spend": spend(store.primary.events),
     }

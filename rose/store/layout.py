@@ -109,12 +109,22 @@ def global_root() -> Path:
 def find_project_root(start: Path | None = None) -> Path | None:
     """`ROSE_HOME` if set; else the nearest `.rose` folder from `start` upwards.
 
-    The global store is never mistaken for a project store, even when the
+    A `ROSE_HOME` that is not a folder is an error naming it, never a store made there on
+    the fly (a mistyped path would otherwise quietly gather its own store): `rose init`
+    creates it. The global store is never mistaken for a project store, even when the
     walk passes through the home directory.
     """
     env = os.environ.get("ROSE_HOME")
     if env:
-        return Path(env).expanduser().resolve()
+        root = Path(env).expanduser().resolve()
+        if not root.is_dir():
+            from rose.errors import RoseError
+
+            raise RoseError(
+                f"ROSE_HOME is {env}, which is not a folder; create a store there with "
+                "`rose init`, or correct or unset ROSE_HOME"
+            )
+        return root
     here = (start or Path.cwd()).resolve()
     glob_root = global_root().resolve()
     for d in (here, *here.parents):
