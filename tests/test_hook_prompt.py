@@ -117,10 +117,8 @@ def test_unknown_event_never_breaks_the_host(project: Path):
     assert run_hook("post-tool-use", "{}")[0] == 0
 
 
-def test_locked_store_on_the_slow_path_is_one_line(two: Store, project: Path):
-    config.set_override(two.primary.config, "graph.hook_lock_timeout_s", "0.3")
-    path = two.primary.node_path("general", "n_retry0001")
-    path.write_text(path.read_text().replace("Use 100ms.", "Changed."))  # view now stale
+def _held(two: Store):
+    """A process holding the store's database until the context ends (a writer)."""
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys,time\nfrom pathlib import Path\n"
          "from rose.graph.engine import open_graph\n"
@@ -129,8 +127,33 @@ def test_locked_store_on_the_slow_path_is_one_line(two: Store, project: Path):
          str(two.graph_path), two.engine],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_writer_never_costs_a_prompt_its_memory(two: Store, project: Path):
+    """The files changed and a writer holds the database: serve the last complete view."""
+    config.set_override(two.primary.config, "graph.hook_lock_timeout_s", "0.3")
+    path = two.primary.node_path("general", "n_retry0001")
+    path.write_text(path.read_text().replace("Use 100ms.", "Changed."))  # view now stale
+    holder = _held(two)
     try:
-        assert holder.stdout.readline().strip() == "held"
+        start = time.monotonic()
+        rc, out, stdout, _ = _prompt(project)
+        took = time.monotonic() - start
+    finally:
+        holder.communicate(timeout=10)
+    assert rc == 0 and len(stdout.strip().splitlines()) == 1
+    assert "Use 100ms." in out["hookSpecificOutput"]["additionalContext"]  # one write old
+    assert "as of the last write" in out["systemMessage"]
+    assert took < 3  # never waited out the lock
+
+
+def test_locked_store_with_no_view_to_fall_back_on_is_one_line(two: Store, project: Path):
+    config.set_override(two.primary.config, "graph.hook_lock_timeout_s", "0.3")
+    two.primary.recall_view.unlink()
+    holder = _held(two)
+    try:
         rc, out, stdout, _ = _prompt(project)
     finally:
         holder.communicate(timeout=10)

@@ -10,6 +10,8 @@ rebuilds; deleting the database therefore loses nothing.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -75,20 +77,40 @@ def scan(dirs: list[StoreDir]) -> dict[str, FileState]:
     return store_scan.scan([(str(d.root), d.scope) for d in dirs])
 
 
-def ensure_schema(g: Graph) -> bool:
-    """Create the tables if needed; False when the database holds another schema version."""
+def ensure_schema(g: Graph) -> dict[str, str] | None:
+    """Create the tables if needed; the database's meta record, or None when it holds
+    another schema version."""
     try:
         meta = {r["key"]: r["value"] for r in g.q("meta_get")}
     except QueryError:  # a new database: no tables yet
         meta = {}
     if meta.get("schema") == schema_version():
-        return True
+        return meta
     if meta.get("schema") is not None:
-        return False
+        return None
     for stmt in statements("schema"):
         g.run(stmt, name="schema")
     g.q("meta_set", key="schema", value=schema_version())
-    return True
+    return {"schema": schema_version()}
+
+
+def fingerprint(states: dict[str, FileState], broken: list[str]) -> str:
+    """Every file the graph was built from, with its stat, as one short string.
+
+    Episodes are listed without a stat, except the `broken` ones (files that failed to
+    parse): those are stat'ed, so repairing one changes the fingerprint.
+    """
+    h = hashlib.blake2b(digest_size=16)
+    for st in sorted(states.values()):
+        mtime, size = st.mtime_ns, st.size
+        if st.kind == "episode" and st.path in broken:
+            try:
+                s = os.stat(st.path)
+                mtime, size = s.st_mtime_ns, s.st_size
+            except OSError:
+                pass
+        h.update(f"{st.path}\0{mtime}\0{size}\n".encode())
+    return h.hexdigest()
 
 
 def _parse(changed: list[FileState], claimed: dict[str, str]):
@@ -138,19 +160,28 @@ def _fold(g: Graph, full: bool, named: set[str], claims: set[str]) -> None:
 def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
     """Make the graph match the files; a no-op (no writes) when nothing changed."""
     t0 = time.monotonic()
-    if not ensure_schema(g):
+    meta = ensure_schema(g)
+    if meta is None:
         raise SchemaOutdated(str(g.path))
     current = scan(dirs)
+    errors = json.loads(meta.get("file_errors") or "[]")
+    if not full and meta.get("files") == fingerprint(current, [p for p, _ in errors]):
+        # Nothing changed: no rows read, no writes.
+        return SyncReport(
+            errors=[tuple(e) for e in errors], seconds=time.monotonic() - t0, states=current
+        )
     known = {} if full else {r["path"]: r for r in g.q("files_all")}
     changed = [
         st
         for p, st in current.items()
         if p not in known or (known[p]["mtime_ns"], known[p]["size"]) != (st.mtime_ns, st.size)
     ]
+    changed += _fixed_episodes(current, known, changed)
     removed = [p for p in known if p not in current]
     report = SyncReport(full=full, read=len(changed), removed=len(removed), states=current)
     if not (full or changed or removed):
         report.errors = [(p, r["error"]) for p, r in known.items() if r["error"]]
+        _record(g, current, report.errors)
         report.seconds = time.monotonic() - t0
         return report
 
@@ -168,6 +199,10 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
         more, cl = episode_refs(ref)
         named |= more
         claim_refs |= cl
+
+    errs = {p: r["error"] for p, r in known.items() if r["error"] and p not in stale}
+    errs.update({p: e for p, (_, e) in results.items() if e})
+    report.errors = sorted(errs.items())
 
     with g.transaction():
         if full:
@@ -204,8 +239,23 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
         ]
         if file_rows:
             g.q("files_put", rows=file_rows)
-    errs = {p: r["error"] for p, r in known.items() if r["error"] and p not in stale}
-    errs.update({p: e for p, (_, e) in results.items() if e})
-    report.errors = sorted(errs.items())
+        _record(g, current, report.errors)
     report.seconds = time.monotonic() - t0
     return report
+
+
+def _record(g: Graph, current: dict, errors: list) -> None:
+    """What the next open compares against, written with the rows it describes."""
+    g.q("meta_set", key="file_errors", value=json.dumps(errors))
+    g.q("meta_set", key="files", value=fingerprint(current, [p for p, _ in errors]))
+
+
+def _fixed_episodes(current: dict, known: dict, changed: list) -> list[FileState]:
+    """Broken episode files to read again: episodes carry no stat, so a repaired one (the only
+    edit an episode ever gets) shows only by parsing it again. They are few."""
+    seen = {st.path for st in changed}
+    return [
+        current[p]
+        for p, r in known.items()
+        if r["error"] and r["kind"] == "episode" and p in current and p not in seen
+    ]

@@ -183,38 +183,73 @@ def _session_end(payload: dict, roots) -> None:
     submit(StoreDir(Path(roots[0][0]), roots[0][1]), "session-end", payload, key=f"{sid}:{turns}")
 
 
-def _fresh_view(roots) -> dict | None:
-    """The recall view if it matches the files and settings as they are now, else None."""
+def _read_view(roots) -> tuple[dict | None, bool]:
+    """The last complete recall view (written whole, by rename) and whether it is current."""
     try:
         with open(os.path.join(roots[0][0], "recall-view.json"), encoding="utf-8") as fh:
             view = json.load(fh)
     except (OSError, ValueError):
-        return None
+        return None, False
+    if not isinstance(view, dict):
+        return None, False
+    return view, _current(view, roots)
+
+
+def _current(view: dict, roots) -> bool:
+    """Whether the view matches the files and settings as they are now."""
     if view.get("stamp") != scan.stamp(scan.scan(roots, episodes=False), roots):
-        return None
+        return False
     for key, env in (("budget", "ROSE_RECALL_MAX_PACK_TOKENS"),
                      ("fresh_turns", "ROSE_RECALL_STAYS_FRESH_TURNS")):  # fmt: skip
         if os.environ.get(env) and os.environ[env].strip() != str(view.get(key)):
-            return None
-    if os.environ.get("ROSE_RECALL_ENABLED"):
-        return None  # an override of the switch itself: let the full path read it
-    return view
+            return False
+    # An override of the switch itself: let the full path read it.
+    return not os.environ.get("ROSE_RECALL_ENABLED")
+
+
+def _writer_active(root: str) -> bool:
+    """Whether another live process holds the store's graph database (it is writing)."""
+    for name in ("graph.kuzu.holder", "graph.lbug.holder"):
+        try:
+            with open(os.path.join(root, name), encoding="utf-8") as fh:
+                pid = int(json.load(fh)["pid"])
+            if pid != os.getpid():
+                os.kill(pid, 0)
+                return True
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return False
+
+
+def _servable(view: dict | None) -> bool:
+    """A view the fast path can answer from without the graph: empty, or all of it fits."""
+    return view is not None and bool(view.get("empty") or view.get("fits"))
 
 
 def _user_prompt_submit(payload: dict, roots) -> dict | None:
     if not roots:
         return None
     prompt = str(payload.get("prompt") or payload.get("user_prompt") or "")
-    view = _fresh_view(roots)
+    view, current = _read_view(roots)
     note = ""
-    if view is not None and not view.get("enabled", True):
+    last = view if _servable(view) else None  # the last complete view, maybe one write old
+    if not current and last is not None and _writer_active(roots[0][0]):
+        current, note = True, "as of the last write (a change is in progress)"
+    if view is not None and current and not view.get("enabled", True):
         return None
-    if view is not None and (view.get("empty") or view.get("fits")):
+    if current and view is not None and _servable(view):
         chosen = [] if view.get("empty") else view["lessons"]
     else:
+        from rose.errors import StoreLocked
         from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
 
-        view, chosen, note = recall_for_hook(prompt, roots, payload.get("cwd"))
+        try:
+            view, chosen, note = recall_for_hook(prompt, roots, payload.get("cwd"))
+        except StoreLocked:
+            if last is None:
+                raise
+            view, note = last, "as of the last write (the store is busy)"
+            chosen = [] if last.get("empty") else last["lessons"]
         if not view or not view.get("enabled", True):
             return None
     sid = _session_id(payload)

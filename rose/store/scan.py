@@ -16,28 +16,46 @@ from collections import namedtuple
 FileState = namedtuple("FileState", "path kind scope mtime_ns size")
 
 
-def _scan_dir(folder: str, suffix: str, kind: str, scope: str, out: dict) -> None:
+def _scan_nodes(folder: str, scope: str, out: dict) -> None:
+    """Lesson files, each with its stat: a lesson may be edited in place."""
     try:
         entries = list(os.scandir(folder))
     except (FileNotFoundError, NotADirectoryError):
         return
     for e in entries:
-        if e.name.startswith("."):
-            continue
-        if kind == "node" and e.is_dir():
-            _scan_dir(e.path, suffix, kind, scope, out)
-        elif e.name.endswith(suffix) and e.is_file():
+        name = e.name
+        if name[0] in "._" or name.lower() == "readme.md":
+            continue  # hidden, set aside, or a folder's README: not lessons
+        if e.is_dir():
+            _scan_nodes(e.path, scope, out)
+        elif name.endswith(".md") and e.is_file():
             st = e.stat()
-            out[e.path] = FileState(e.path, kind, scope, st.st_mtime_ns, st.st_size)
+            out[e.path] = FileState(e.path, "node", scope, st.st_mtime_ns, st.st_size)
+
+
+def _list_episodes(folder: str, scope: str, out: dict) -> None:
+    """Episode files by name alone: an episode is written once and never edited, so its
+    name says everything a sync needs (no stat: a store gathers thousands of them)."""
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for name in names:
+        if name.endswith(".json") and name[0] != ".":
+            path = os.path.join(folder, name)
+            out[path] = FileState(path, "episode", scope, 0, 0)
 
 
 def scan(roots: list[tuple[str, str]], *, episodes: bool = True) -> dict[str, FileState]:
-    """Every lesson (and episode) file under each `(store root, scope)`, in the order given."""
+    """Every lesson (and episode) file under each `(store root, scope)`, in the order given.
+
+    Episodes carry no stat (mtime and size 0); see `_list_episodes`.
+    """
     out: dict[str, FileState] = {}
     for root, scope in roots:
-        _scan_dir(os.path.join(root, "nodes"), ".md", "node", scope, out)
+        _scan_nodes(os.path.join(root, "nodes"), scope, out)
         if episodes:
-            _scan_dir(os.path.join(root, "episodes"), ".json", "episode", scope, out)
+            _list_episodes(os.path.join(root, "episodes"), scope, out)
     return out
 
 

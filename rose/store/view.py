@@ -97,19 +97,23 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
     Lessons are rendered into it only when the apexes may fit the budget: past it the
     hook needs the model anyway, and a large store must not rewrite megabytes per save.
     """
-    apexes = g.q("apexes", scope="")
     head, tail = render("inject/head"), render("inject/tail")
     frame = tokens.count(head) + tokens.count(tail)
     budget = config.recall.max_pack_tokens
-    total = frame + sum(estimate(a) for a in apexes)
+    # Totals first: a store far past the budget is decided without fetching every apex.
+    (totals,) = g.q("apex_totals")
+    count = int(totals["apexes"])
+    total = frame + int(totals["tokens"]) + count * WRAP_TOKENS
+    apexes: list[dict] = []
     lessons: list[dict] = []
-    if apexes and total <= budget * 1.5:  # could fit: render, and count exactly
+    if count and total <= budget * 1.5:  # could fit: render, and count exactly
+        apexes = g.q("apexes", scope="")
         rows = {
             r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=[a["id"] for a in apexes])
         }
         lessons = [item(rows[a["id"]]) for a in apexes]
         total = frame + sum(i["full_tokens"] for i in lessons)
-    fits = bool(apexes) and total <= budget
+    fits = bool(count) and total <= budget
     return {
         "format": FORMAT,
         "stamp": scan.stamp(states, roots),
@@ -117,9 +121,9 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
         "enabled": config.recall.enabled,
         "budget": budget,
         "fresh_turns": config.recall.stays_fresh_turns,
-        "empty": not apexes,
+        "empty": not count,
         "fits": fits,
-        "apexes": len(apexes),
+        "apexes": count,
         "total_tokens": total,
         "frame_tokens": frame,
         "head": head,
