@@ -52,6 +52,9 @@ def _rows(name: str) -> list[dict]:
         "claims_create": claim_rows(node),
         "episodes_create": [episode_row(Episode(), "project", "/e.json")],
         "lessons_set_spans": [{"id": "n_x", "spans": ["a sentence"]}],
+        "lessons_update": [lesson_row(node, "/p.md")],
+        "claims_update": claim_rows(node),
+        "pending_put": [{"src": "n_src1", "dst": "n_dst1"}],
         "files_put": [
             {
                 "path": "/p",

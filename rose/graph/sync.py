@@ -18,13 +18,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from rose.errors import LessonFileError, QueryError
+from rose.graph._apply import apply
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
 from rose.graph.rows import (
-    claim_rows,
     episode_refs,
-    episode_row,
-    lesson_row,
     spans_by_lesson,
 )
 from rose.models import Episode, Node
@@ -33,18 +31,6 @@ from rose.store.layout import StoreDir
 from rose.store.nodefile import read_episode, read_node
 from rose.store.scan import FileState
 
-_LINKS = (
-    "link_derived",
-    "link_parents",
-    "link_disputes",
-    "link_served",
-    "link_used",
-    "link_covers",  # from USED: after it
-    "link_dropped",
-    "link_held_by",
-    "link_expanded",
-    "link_rescued",  # to claims: after they exist
-)
 # What was observed, folded from episodes into lessons and claims: after every link.
 _FOLDS = ("fold_use", "fold_expansions", "fold_rescues", "fold_claim_rescues")
 
@@ -163,6 +149,8 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
     meta = ensure_schema(g)
     if meta is None:
         raise SchemaOutdated(str(g.path))
+    if meta.get("derive"):  # a sync that crashed between its two transactions
+        _derive(g, json.loads(meta["derive"]))
     current = scan(dirs)
     errors = json.loads(meta.get("file_errors") or "[]")
     if not full and meta.get("files") == fingerprint(current, [p for p, _ in errors]):
@@ -191,7 +179,6 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
     old = [known[p] for p in stale if p in known and known[p]["item"]]
     lesson_ids = {r["item"] for r in old if r["kind"] == "node"} | {n.id for n, _ in nodes}
     episode_ids = {r["item"] for r in old if r["kind"] == "episode"} | {e.id for e, _ in episodes}
-    touched = sorted(lesson_ids | episode_ids)
     # Lessons whose record the changed episodes touch, before and after the change.
     named, claim_refs = set(lesson_ids), set()
     old_eps = [r["episode"] for r in g.q("episode_get", ids=sorted(episode_ids))] if old else []
@@ -208,21 +195,20 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
         if full:
             g.q("wipe")
             g.q("meta_set", key="schema", value=schema_version())
-        else:
-            g.q("lessons_delete", ids=sorted(lesson_ids))
-            g.q("episodes_delete", ids=sorted(episode_ids))
-        if nodes:
-            g.q("lessons_create", rows=[lesson_row(n, st.path) for n, st in nodes])
-            claims = [c for n, _ in nodes for c in claim_rows(n)]
-            if claims:
-                g.q("claims_create", rows=claims)
-        if episodes:
-            rows = [episode_row(e, st.scope, st.path) for e, st in episodes]
-            g.q("episodes_create", rows=rows)
-        for link in _LINKS:
-            # A full rebuild links everything; an id list would be checked row by row for nothing.
-            g.q(link, everything=full, ids=[] if full else touched)
-        _fold(g, full, named, claim_refs)
+        sources = apply(
+            g,
+            [(n, st.path) for n, st in nodes],
+            [(e, st.scope, st.path) for e, st in episodes],
+            {r["item"] for r in old if r["kind"] == "node"},
+            {r["item"] for r in old if r["kind"] == "episode"},
+            full=full,
+        )
+        # Derived edges and folds read what this transaction wrote: they run in the next one
+        # (the engine's reads of relationships written earlier in the same transaction can
+        # miss or repeat some). Recorded here, so a crash in between is finished on next open.
+        derive = {"full": full, "episodes": sources, "lessons": sorted(named)}
+        derive["claims"] = sorted(claim_refs)
+        g.q("meta_set", key="derive", value=json.dumps(derive))
         if not full:
             g.q("files_delete", paths=sorted(stale))
         file_rows = [
@@ -240,8 +226,20 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
         if file_rows:
             g.q("files_put", rows=file_rows)
         _record(g, current, report.errors)
+    _derive(g, derive)
     report.seconds = time.monotonic() - t0
     return report
+
+
+def _derive(g: Graph, todo: dict) -> None:
+    """Draw the edges derived from others (COVERS, from USED) and fold what the episodes say
+    into lessons and claims, then clear the record of the work to do."""
+    full = bool(todo.get("full"))
+    with g.transaction():
+        if full or todo.get("episodes"):
+            g.q("link_covers", everything=full, ids=todo.get("episodes", []))
+        _fold(g, full, set(todo.get("lessons", [])), set(todo.get("claims", [])))
+        g.q("meta_set", key="derive", value="")
 
 
 def _record(g: Graph, current: dict, errors: list) -> None:

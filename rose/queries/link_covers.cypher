@@ -1,4 +1,4 @@
 // The regression set: a lesson covers every successful episode that used it.
-MATCH (e:Episode)-[:USED]->(l:Lesson)
-WHERE e.outcome = 'success' AND ($everything OR e.id IN $ids OR l.id IN $ids)
+MATCH (e:Episode) WHERE ($everything OR e.id IN $ids) AND e.outcome = 'success'
+MATCH (e)-[:USED]->(l:Lesson)
 MERGE (l)-[:COVERS]->(e);

@@ -1,5 +1,4 @@
-MATCH (a:Lesson)
+MATCH (a:Lesson) WHERE $everything OR a.id IN $ids
 UNWIND a.derived_ids AS k
-WITH a, k WHERE $everything OR a.id IN $ids OR k IN $ids
 MATCH (b:Lesson {id: k})
 MERGE (a)-[:DERIVED_FROM]->(b);

@@ -1,5 +1,4 @@
-MATCH (e:Episode)
+MATCH (e:Episode) WHERE $everything OR e.id IN $ids
 UNWIND e.used_ids AS k
-WITH e, k WHERE $everything OR e.id IN $ids OR k IN $ids
 MATCH (l:Lesson {id: k})
 MERGE (e)-[:USED]->(l);

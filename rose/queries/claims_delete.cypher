@@ -1,0 +1,1 @@
+MATCH (c:Claim) WHERE c.id IN $ids DETACH DELETE c;
