@@ -3,7 +3,8 @@
 Locks in: benchmarks and loop tests are reproducible (same seed and world -> the same
 answer to every call, whatever order calls come in; another seed -> another world and
 other noise); `noise` flips about the asked fraction of judgements; `under_report`
-leaves about that fraction of dropped claims undeclared; latency, cost and token estimates
+leaves about that fraction of dropped claims undeclared; a whole run (sessions and their
+assessment, with every knob on) repeats exactly for a seed; latency, cost and token estimates
 are projected into Usage.simulated without sleeping, never into the measured fields; an
 unknown call is a backend failure, not a guess.
 """
@@ -18,7 +19,7 @@ from rose import tokens
 from rose.errors import BackendFailed
 from rose.judge.calls import Judge, render, schema_of
 from rose.model.base import Usage
-from rose.sim import SimulatedBackend, World, examples
+from rose.sim import Agent, SimulatedBackend, World, examples
 from rose.sim.backend import LATENCY_BASE_S
 
 
@@ -140,3 +141,56 @@ def test_unknown_call_fails():
 def test_knobs_are_checked():
     with pytest.raises(ValueError):
         SimulatedBackend(noise=1.5)
+    with pytest.raises(ValueError):
+        SimulatedBackend(over_cut=-0.1)
+
+
+def test_a_whole_run_is_deterministic_for_a_seed():
+    def run(seed: int) -> list[str]:
+        world = World.generate(seed, size="small")
+        judge = Judge(
+            SimulatedBackend(world, seed=seed, noise=0.1, over_cut=0.3),
+            cache_path=None,
+            events_path=None,
+        )
+        out = []
+        for episode in examples.episodes(world, Agent(world, seed=seed, decay=0.1)):
+            ctx = {"prompt": episode.task.prompt, "digest": episode.session.digest}
+            answer = judge.ask("assess", {**ctx, "served": list(episode.served)})
+            out += [episode.session.transcript, answer.model_dump_json()]
+        return out
+
+    assert run(4) == run(4)
+    assert run(4) != run(5)
+
+
+_RUN = """
+import hashlib
+from rose.judge.calls import Judge
+from rose.sim import Agent, SimulatedBackend, World, examples
+world = World.generate(3, size="small")
+judge = Judge(SimulatedBackend(world, seed=3, noise=0.2, over_cut=0.3), cache_path=None,
+              events_path=None)
+out = [judge.ask(n, c).model_dump_json() for n, c in examples.contexts(world).items()]
+out += [e.session.transcript for e in examples.episodes(world, Agent(world, seed=3))]
+print(hashlib.sha256("\\n".join(out).encode()).hexdigest())
+"""
+
+
+def test_a_run_does_not_depend_on_the_process():
+    """Set and hash order change between interpreters; the world's answers must not."""
+    import os
+    import subprocess
+    import sys
+
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", _RUN],
+            env={**os.environ, "PYTHONHASHSEED": str(h)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for h in (1, 2)
+    }
+    assert len(digests) == 1

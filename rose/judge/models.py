@@ -111,9 +111,16 @@ class ReplayProbeContext(_Context):
 
 
 class ReplayJudgeContext(_Context):
+    """`reference`: the probe, on the same prompt, of the lesson the candidate would replace.
+
+    With it, the candidate answers only for what the accepted outcome relied on that the
+    reference also reached; the rest came from other lessons or the user (DESIGN.md).
+    """
+
     prompt: str
     accepted: str
     approach: str
+    reference: str = ""
 
 
 class MergeContext(_Context):

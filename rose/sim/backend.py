@@ -1,11 +1,16 @@
 """`SimulatedBackend`: the model of the simulated world, behind the real Backend protocol.
 
 It answers every semantic call from the same rendered prompt a real backend receives,
-reading it back with `rose.sim.parse`, and answers from the world's truth. Knobs:
-``noise`` flips that fraction of judgements, ``under_report`` leaves that fraction of
-dropped claims undeclared. Everything is a pure function of (seed, call, prompt), so a
-run is reproducible. Nothing is measured, so the answer's `Usage` is all zeros; what a
-hosted model would have charged and taken is projected into `Usage.simulated`, never slept.
+reading it back with `rose.sim.parse`, and from nothing else: the task marker is removed
+before a handler sees the prompt, so no answer can depend on which task it was (its true
+needs are knowledge no real model has). What a handler may read is listed in its
+module's docstring. Knobs: ``noise`` flips that fraction of judgements,
+``under_report`` leaves that fraction of dropped claims undeclared, ``over_cut`` makes
+the compressor cut each remaining unprotected fact with that chance once it is within
+budget (the agent's attention decay is the agent's knob, `rose.sim.agent.Agent`).
+Everything is a pure function of (seed, call, prompt), so a run is reproducible. Nothing
+is measured, so the answer's `Usage` is all zeros; what a hosted model would have
+charged and taken is projected into `Usage.simulated`, never slept.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from typing import Any
 from rose import tokens
 from rose.errors import BackendFailed
 from rose.model.base import BackendAnswer, SimulatedUsage, Usage
-from rose.sim import choose, compress, learn
+from rose.sim import choose, compress, learn, replay
 from rose.sim.draws import Draws
+from rose.sim.markers import TASK, drop
 from rose.sim.world import World
 
 Handler = Callable[[World, str, Draws], dict[str, Any]]
@@ -32,8 +38,8 @@ HANDLERS: dict[str, Handler] = {
     "assess": learn.assess,
     "reflect": learn.reflect,
     "rank_repairs": learn.rank_repairs,
-    "replay_probe": learn.replay_probe,
-    "replay_judge": learn.replay_judge,
+    "replay_probe": replay.replay_probe,
+    "replay_judge": replay.replay_judge,
     "compress": compress.compress,
     "merge": compress.merge,
 }
@@ -71,14 +77,17 @@ class SimulatedBackend:
         noise: float = 0.0,
         seed: int = 0,
         under_report: float = 0.0,
+        over_cut: float = 0.0,
     ):
-        for knob, value in (("noise", noise), ("under_report", under_report)):
+        knobs = (("noise", noise), ("under_report", under_report), ("over_cut", over_cut))
+        for knob, value in knobs:
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{knob} must be between 0 and 1, not {value}")
         self.world = world if world is not None else World.generate(seed)
         self.noise = noise
         self.seed = seed
         self.under_report = under_report
+        self.over_cut = over_cut
         self.requests: list[tuple[str, str]] = []  # (call, prompt), in order
 
     def complete(
@@ -88,7 +97,15 @@ class SimulatedBackend:
         if handler is None:
             raise BackendFailed(self.name, f"the simulated world has no answer for call {call!r}")
         self.requests.append((call, prompt))
-        draws = Draws(self.seed, call, prompt, noise=self.noise, under_report=self.under_report)
-        data = handler(self.world, prompt, draws)
+        seen = drop(prompt, TASK)  # the model never learns which task this was
+        draws = Draws(
+            self.seed,
+            call,
+            seen,
+            noise=self.noise,
+            under_report=self.under_report,
+            over_cut=self.over_cut,
+        )
+        data = handler(self.world, seen, draws)
         raw = json.dumps(data, ensure_ascii=False, sort_keys=True)
         return BackendAnswer(data=json.loads(raw), raw=raw, usage=simulated_usage(prompt, raw))

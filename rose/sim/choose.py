@@ -1,6 +1,15 @@
 """The simulated model's answers to the calls that choose and classify: relevance, related,
-select, scope and reconcile. Each reads the rendered prompt and answers from the world's
-truth: which topics a text is about, and how two lessons' fact sets relate.
+select, scope and reconcile. Each reads only what its prompt shows.
+
+- ``relevance`` reads words: the topics the task names, the topics each candidate line
+  (title and gist, never a body) names, and the topics the lessons already found name.
+  A gist that does not name a topic is not matched to it, however much its body says
+  about it; a topic reached only through a bridging lesson's wording is a ``maybe``
+  once that lesson is among those found, and invisible before.
+- ``related`` and ``select`` likewise match topics named in candidate lines (and, for
+  select, in the rules).
+- ``scope`` and ``reconcile`` read lessons in full: the topics they name and the facts
+  they carry (markers beside the words that state them), compared fact by fact.
 """
 
 from __future__ import annotations
@@ -9,7 +18,7 @@ from typing import Any
 
 from rose.sim import parse
 from rose.sim.draws import Draws
-from rose.sim.markers import strip
+from rose.sim.markers import QUESTION, mark
 from rose.sim.world import World
 
 _WRONG_VERDICT = {
@@ -114,8 +123,8 @@ def _relation(world: World, new: list[str], old: list[str]) -> tuple[str, str, s
             if world.conflicting(a, b):
                 fa, fb = world.facts[a], world.facts[b]
                 question = (
-                    f'Which is right now: "{strip(fa.terse)}" or "{strip(fb.terse)}"? '
-                    f"Was the other only true at the time?"
+                    f"Which holds now for the {fa.topic} {fa.subject} {mark(QUESTION, fa.base)}: "
+                    f"{fa.value} or {fb.value}? Was the other only true at the time?"
                 )
                 return "contradicts", question, f"they give the {fa.subject} different values"
     n, o = set(new), set(old)

@@ -4,7 +4,14 @@ Compression removes filler first (sentences carrying no fact), then rewrites the
 fact sentences in their terse form, and only then drops facts, least evidenced first:
 a fact in an evidence span or a preserve hint is never dropped; with no evidence at
 all it drops at most one. Every dropped fact is declared as a claim, except those the
-``under_report`` knob omits; the ``noise`` knob makes it cut one protected fact too.
+``under_report`` knob omits; the ``noise`` knob makes it cut one protected fact too, and
+the ``over_cut`` knob makes it keep cutting past the budget, each unprotected fact with
+that chance, evidence or none.
+
+What it reads: the lesson's facts (their markers, beside the words that state them), and
+the facts the evidence and preserve hints carry or state in words (a judge's reason may
+quote a fact without its marker). It writes a gist the way `World.gist` does, naming at
+most two topics.
 """
 
 from __future__ import annotations
@@ -22,9 +29,10 @@ def compress(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     _title, gist, body = parse.lesson_parts(blocks[0][1] if blocks else "")
     ratio = _ratio(parse.section(prompt, "budget"))
     limit = ratio * tokens.count(body)
-    protected = set(world.facts_in(parse.section(prompt, "evidence")))
+    evidence, preserve = parse.section(prompt, "evidence"), parse.section(prompt, "preserve")
+    protected = set(world.facts_in(evidence)) | set(world.stated(evidence))
     has_evidence = bool(protected)
-    protected |= set(world.facts_in(parse.section(prompt, "preserve")))
+    protected |= set(world.facts_in(preserve)) | set(world.stated(preserve))
 
     kept = [s for s in parse.sentences(body) if world.facts_in(s)] or parse.sentences(body)
     if tokens.count(" ".join(kept)) > limit:
@@ -37,6 +45,9 @@ def compress(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     allowed = len(pool) if has_evidence else 1
     while pool and len(dropped) < allowed and tokens.count(" ".join(kept)) > limit:
         kept, dropped = _without(world, kept, pool.pop(0), dropped)
+    for f in [f for f in world.facts_in(" ".join(kept)) if f not in protected]:
+        if d.cut(f) and len(world.facts_in(" ".join(kept))) > 1:
+            kept, dropped = _without(world, kept, f, dropped)
     rest = [f for f in world.facts_in(" ".join(kept)) if f in protected]
     if rest and d.flip("cut"):
         kept, dropped = _without(world, kept, rest[int(d.unit("which") * len(rest))], dropped)

@@ -1,4 +1,5 @@
-"""One realistic context per semantic call, built from a world.
+"""Realistic material built from a world: a context per semantic call, injected blocks,
+repair claims with distractors, and recorded episodes.
 
 The contexts are plain dicts shaped like the judge's context models, so they can be
 rendered through the real templates and answered by the simulated backend: this is
@@ -7,11 +8,15 @@ what the contract tests, the determinism tests and benchmark smoke runs feed the
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from rose.sim.agent import Agent
-from rose.sim.markers import TOPIC, mark
-from rose.sim.world import Task, World
+from rose.sim.agent import Agent, Context, Session
+from rose.sim.generate import value
+from rose.sim.vocab import ACTIONS, THINGS, TRAPS
+from rose.sim.world import CLAIM_KIND, Task, World
 
 
 def lesson(world: World, lesson_id: str, fact_ids, *, verbose: bool = True) -> dict[str, str]:
@@ -20,7 +25,7 @@ def lesson(world: World, lesson_id: str, fact_ids, *, verbose: bool = True) -> d
     return {"id": lesson_id, "title": draft.title, "gist": draft.gist, "body": draft.body}
 
 
-def candidate(full: dict[str, str]) -> dict[str, str]:
+def candidate(full: Mapping[str, str]) -> dict[str, str]:
     """The one-line form of a lesson dict."""
     return {"id": full["id"], "title": full["title"], "gist": full["gist"]}
 
@@ -34,11 +39,22 @@ def topic_lessons(world: World) -> dict[str, dict[str, str]]:
     return out
 
 
+def unknown(world: World, task: Task) -> list[str]:
+    """The facts `task` needs that the agent does not already know, details first."""
+    facts = [f for f in task.needs if f not in world.known]
+    return sorted(facts, key=lambda f: world.facts[f].kind != "detail")
+
+
 def focus_task(world: World) -> Task:
-    """A single-topic task needing at least two facts the agent does not know."""
+    """A single-topic task needing at least two unknown facts, one of them a detail."""
     for task in world.tasks:
-        unknown = [f for f in task.needs if f not in world.known]
-        if len(task.topics) == 1 and not task.hidden and len(unknown) >= 2:
+        facts = unknown(world, task)
+        if (
+            len(task.topics) == 1
+            and not task.hidden
+            and len(facts) >= 2
+            and world.facts[facts[0]].kind == "detail"
+        ):
             return task
     raise ValueError(f"world {world.seed} has no single-topic task needing two unknown facts")
 
@@ -47,8 +63,133 @@ def conflict_pair(world: World) -> tuple[str, str]:
     """(true variant, stale variant) of the first conflicting detail."""
     for fact in world.facts.values():
         if fact.stale:
-            return fact.base + "a", fact.id
+            return world.true_variant(fact.id), fact.id
     raise ValueError(f"world {world.seed} has no conflicting facts")
+
+
+def conflict_task(world: World) -> Task:
+    """A task needing the true variant of the first conflicting detail (made up if none does)."""
+    true, _stale = conflict_pair(world)
+    found = next((t for t in world.tasks if true in t.needs), None)
+    if found is not None:
+        return found
+    topic = world.facts[true].topic
+    return replace(world.tasks[0], id="t_conflict", topics=(topic,), hidden=(), needs=(true,))
+
+
+def block(
+    lessons: Sequence[Mapping[str, str]],
+    *,
+    reminders: Sequence[Mapping[str, str]] = (),
+    conflicts: Mapping[str, str] | None = None,
+) -> str:
+    """The block recall would inject: `lessons` in full (with any conflict question), then
+    one-line `reminders`, rendered through the real ``prompts/inject`` templates."""
+    from rose.judge.calls import environment
+    from rose.prompt_files import template_text
+
+    def render(name: str, **ctx: Any) -> str:
+        return environment().from_string(template_text(name)).render(**ctx).strip("\n")
+
+    pieces = [
+        render(
+            "inject/lesson",
+            id=item["id"],
+            level=0,
+            scope="project",
+            title=item["title"],
+            body=item["body"],
+            patches=[],
+            conflict=(conflicts or {}).get(item["id"], ""),
+        )
+        for item in lessons
+    ]
+    pieces += [
+        render("inject/refresher", id=r["id"], title=r["title"], gist=r["gist"]) for r in reminders
+    ]
+    return "\n\n".join([render("inject/head"), *pieces, render("inject/tail")])
+
+
+# -- repairs ---------------------------------------------------------------------------
+
+
+def decoy(world: World, fact_id: str, salt: int = 0) -> str:
+    """A claim sharing `fact_id`'s topic and subject that is not it: another value, another
+    way of going about it, another default. A symptom's words cannot tell them apart."""
+    fact = world.facts[fact_id]
+    rng = random.Random(f"{world.seed}:{salt}:{fact_id}")
+    if fact.kind == "detail":
+        other = [v for v in world.facts.values() if v.base == fact.base and v.id != fact.id]
+        if other:
+            return other[0].terse
+        guess = fact.value
+        while guess == fact.value:
+            guess = value(rng, dict(THINGS)[fact.subject], fact.topic)
+        return f"The {fact.topic} {fact.subject} is {guess}."
+    phrases = {world.facts[f].phrase for f in world.topics[fact.topic].facts}
+    if fact.kind == "trap":
+        default, override = rng.choice([t for t in TRAPS if t[1] not in phrases] or list(TRAPS))
+        return f"For {fact.topic}, never {default}: {override}."
+    action = rng.choice([a for a in ACTIONS if a not in phrases] or list(ACTIONS))
+    return f"For {fact.topic}, {action}."
+
+
+def repair_claims(
+    world: World, real: Sequence[str], *, salt: int = 0
+) -> tuple[list[dict[str, str]], dict[str, str]]:
+    """Claims a repair ranking would see for a failure whose cause is among `real`: each
+    real claim, a decoy sharing its topic and subject, and another fact of its topic,
+    shuffled. Returns (claims, claim id -> the real fact it states)."""
+    rng = random.Random(f"{world.seed}:{salt}:{','.join(real)}")
+    texts: list[tuple[str, str, str]] = []  # (text, kind, real fact or "")
+    for f in real:
+        fact = world.facts[f]
+        texts.append((fact.terse, CLAIM_KIND[fact.kind], f))
+        texts.append((decoy(world, f, salt), CLAIM_KIND[fact.kind], ""))
+        near = [
+            g
+            for g in world.topics[fact.topic].facts
+            if g not in real and world.facts[g].base != fact.base
+        ]
+        if near:
+            g = rng.choice(near)
+            texts.append((world.facts[g].terse, CLAIM_KIND[world.facts[g].kind], ""))
+    rng.shuffle(texts)
+    claims = [{"id": f"c{i}", "claim": t, "kind": k} for i, (t, k, _) in enumerate(texts)]
+    return claims, {f"c{i}": f for i, (_, _, f) in enumerate(texts) if f}
+
+
+# -- episodes --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One unit of work: the lessons served, and the session that came of them."""
+
+    task: Task
+    served: tuple[dict[str, str], ...]
+    session: Session
+
+    @property
+    def accepted(self) -> str:
+        """The accepted outcome: the agent's closing summary, when the work succeeded."""
+        return self.session.outcome.text if self.session.outcome.ok else ""
+
+
+def episodes(world: World, agent: Agent | None = None) -> list[Episode]:
+    """Every task worked once, each served the topic lessons of the topics it needs."""
+    agent = agent or Agent(world)
+    by_topic = topic_lessons(world)
+    out = []
+    for task in world.tasks:
+        topics = dict.fromkeys([*task.topics, *task.hidden])
+        served = tuple(by_topic[t] for t in topics)
+        context: Context = block(served)
+        out.append(Episode(task, served, agent.session(task, context)))
+    return out
+
+
+# -- one context per call --------------------------------------------------------------
 
 
 def contexts(world: World) -> dict[str, dict[str, Any]]:
@@ -58,16 +199,22 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
     others = [t for t in world.topics if t != topic]
     by_topic = topic_lessons(world)
     cands = [candidate(v) for v in by_topic.values()]
-    unknown = [f for f in task.needs if f not in world.known]
+    facts = unknown(world, task)
+    key = facts[0]  # a detail: what the failures below lack
     agent = Agent(world)
-    session = agent.session(task, "")
-    failed = agent.solve(task, " ".join(world.facts[f].text for f in unknown[1:]))
+    needed = lesson(world, "n_needed", [key])
+    session = agent.session(task, block([needed]))
+    failed = agent.solve(task, " ".join(world.facts[f].text for f in facts[1:]))
+    done = agent.solve(task, " ".join(world.facts[f].text for f in facts))
+    claims, _ = repair_claims(world, [key])
     true, stale = conflict_pair(world)
     conflict_topic = world.facts[true].topic
     keep = [f for f in world.topics[conflict_topic].facts if f != stale]
+    full = " ".join(world.facts[f].terse for f in facts)
+    thin = " ".join(world.facts[f].terse for f in facts[1:])
     return {
         "relevance": {"prompt": task.prompt, "candidates": cands},
-        "related": {"lesson": lesson(world, "n_new", unknown[:1]), "candidates": cands},
+        "related": {"lesson": lesson(world, "n_new", facts[:1]), "candidates": cands},
         "reconcile": {
             "lesson": lesson(world, "n_new", [stale]),
             "existing": [lesson(world, "n_old", keep), by_topic[others[0]]],
@@ -76,35 +223,26 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
         "assess": {
             "prompt": task.prompt,
             "digest": session.digest,
-            "served": [lesson(world, "n_needed", unknown[:1]), by_topic[others[0]]],
+            "served": [needed, by_topic[others[0]]],
         },
         "reflect": {"prompt": task.prompt, "digest": session.digest, "known": cands[:2]},
-        "rank_repairs": {
-            "prompt": task.prompt,
-            "failure": failed.text,
-            "claims": [
-                {"id": f"c{i}", "claim": world.facts[f].terse, "kind": "detail"}
-                for i, f in enumerate(unknown)
-            ],
-        },
+        "rank_repairs": {"prompt": task.prompt, "failure": failed.text, "claims": claims},
         "select": {
             "prompt": task.prompt,
             "candidates": cands,
-            "rules": [
-                f"when the task touches {topic} {mark(TOPIC, topic)}, also read "
-                f"{others[0]} {mark(TOPIC, others[0])}"
-            ],
+            "rules": [f"when the task touches {topic}, also read {others[0]}"],
         },
         "compress": {
-            "lesson": lesson(world, "n_task", unknown),
-            "evidence": [world.facts[unknown[0]].terse],
+            "lesson": lesson(world, "n_task", facts),
+            "evidence": [world.facts[key].terse],
             "preserve": [],
         },
-        "replay_probe": {"prompt": task.prompt, "lesson": lesson(world, "n_task", unknown)},
+        "replay_probe": {"prompt": task.prompt, "lesson": lesson(world, "n_task", facts)},
         "replay_judge": {
             "prompt": task.prompt,
-            "accepted": task.accepted,
-            "approach": failed.text,
+            "accepted": done.text,
+            "approach": f"From the lesson: {thin}",
+            "reference": f"From the lesson: {full}",
         },
         "merge": {"lessons": [by_topic[topic], by_topic[others[0]]]},
     }

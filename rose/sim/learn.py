@@ -1,63 +1,93 @@
-"""The simulated model's answers to the calls that learn from work: assess, reflect,
-rank_repairs, replay_probe and replay_judge. Each reads the rendered prompt (the task's
-marker, the digest, lessons' facts, failure symptoms) and answers from the world's truth.
+"""The simulated model's answers to the calls that learn from work: assess, reflect and
+rank_repairs. Each reads only what its prompt shows, as a real model would.
+
+- ``assess`` reads the digest line by line: the lesson ids the agent cited, and the facts
+  its tool calls and reasoning state (their markers sit beside the words that state
+  them) matched against what each served lesson says (its facts' markers, likewise).
+  A fact the user stated first, or that the agent says it did out of habit, is no
+  evidence for a lesson. So a lesson is credited only when the digest shows it at work:
+  an empty digest credits nothing, a principle that left no trace is missed, and a
+  relevant lesson the agent ignored is not used. It never sees which task it was.
+- ``reflect`` reads the facts the user stated when steering: a user's words.
+- ``rank_repairs`` reads words only: the topics, subjects, wrong values and defaults a
+  symptom names, and the same in each claim. A symptom never says which fact was
+  missing, so claims sharing its topic and subject tie, and the tie is drawn.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from rose.sim import parse
-from rose.sim.agent import Agent
+from rose.sim import parse, prose, vocab
 from rose.sim.draws import Draws
-from rose.sim.markers import FACT, OUTCOME, SYMPTOM, USER, find, last, mark
+from rose.sim.markers import OUTCOME, USER, last, mark, strip
 from rose.sim.world import World
+
+STEER = mark(USER, "steer")
+
+
+def _named(phrase: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(phrase.lower())}(?![\w-])", text.lower()) is not None
 
 
 def assess(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     digest = parse.section(prompt, "digest")
-    task = world.task_in(parse.section(prompt, "task"))
-    if task is not None:
-        needed = set(task.needs)
-    else:
-        needed = set(world.facts_in(digest)) | set(find(digest, SYMPTOM))
-    learnable = needed - world.known
-    steer = mark(USER, "steer")
-    final_part = digest.rsplit(steer, 1)[-1]
-    if last(digest, OUTCOME) == "ok":
+    served = parse.lessons(parse.section(prompt, "served"))
+    holds = {lid: set(world.facts_in(block)) for lid, block in served}
+    evidence, acted_at_end = _evidence(world, digest, holds)
+    final = last(digest, OUTCOME)
+    if final == "ok":
         outcome = "success"
-    elif len(find(final_part, SYMPTOM)) * 2 < len(needed):
+    elif final == "fail" and acted_at_end:
         outcome = "partial"
     else:
         outcome = "failure"
     if d.flip("outcome"):
         outcome = "failure" if outcome == "success" else "success"
-    steered = (steer in digest) != d.flip("steered")
-    lessons = []
-    for lid, block in parse.lessons(parse.section(prompt, "served")):
-        supplied = set(world.facts_in(block)) & learnable
-        used = bool(supplied) != d.flip("used", lid)
-        reason = (
-            f"it supplied {len(supplied)} fact(s) the work needed"
-            if supplied
-            else "nothing in it was needed that the agent did not already know"
-        )
-        lessons.append({"id": lid, "used": used, "reason": reason})
-    return {
-        "outcome": outcome,
-        "steered": steered,
-        "reason": f"{len(needed)} fact(s) were needed; the final attempt was {outcome}",
-        "lessons": lessons,
-    }
+    steered = (STEER in digest) != d.flip("steered")
+    lessons = [
+        {
+            "id": lid,
+            "used": (lid in evidence) != d.flip("used", lid),
+            "reason": evidence.get(lid, "nothing in the digest shows it changed what was done"),
+        }
+        for lid in holds
+    ]
+    why = "the digest shows nothing done" if not digest.strip() else f"the work ended in {outcome}"
+    return {"outcome": outcome, "steered": steered, "reason": why, "lessons": lessons}
+
+
+def _evidence(world: World, digest: str, holds: dict[str, set[str]]) -> tuple[dict[str, str], int]:
+    """What the digest shows each served lesson doing, and how much the last attempt did."""
+    evidence: dict[str, str] = {}
+    told: set[str] = set()  # facts the user stated: what follows is the user's, not a lesson's
+    acted_at_end = 0
+    for line in digest.splitlines():
+        if line.startswith("User:"):
+            told |= set(world.facts_in(line))
+            acted_at_end = 0
+            continue
+        if not line.startswith(("Agent:", "Tool:")):
+            continue
+        for lid in holds:
+            if lid and _named(lid, line):
+                evidence.setdefault(lid, "the agent cited it")
+        facts = [] if vocab.HABIT in line else world.facts_in(line)
+        acted_at_end += len(facts)
+        for f in (f for f in facts if f not in told):
+            fact = world.facts[f]
+            for lid in (lid for lid, held in holds.items() if f in held):
+                evidence.setdefault(lid, f"the agent acted on its {fact.topic} {fact.subject}")
+    return evidence, acted_at_end
 
 
 def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     digest = parse.section(prompt, "digest")
-    steer = mark(USER, "steer")
     taught = [
         f
         for line in digest.splitlines()
-        if steer in line
+        if STEER in line
         for f in world.facts_in(line)
         if not world.facts[f].known
     ]
@@ -77,47 +107,48 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     }
 
 
+def _features(world: World, text: str) -> tuple[set[str], set[str], set[str]]:
+    """(topics, detail subjects, trap defaults) that `text` names in words."""
+    plain = strip(text)
+    subjects = {thing for thing, _ in vocab.THINGS if _named(thing, plain)}
+    defaults = {default for default, _ in vocab.TRAPS if _named(default, plain)}
+    return set(world.topics_in(plain)), subjects, defaults
+
+
+def _match(world: World, symptom: str, claim: str) -> float:
+    """How well `claim`'s absence explains `symptom`, judged from their words."""
+    s_topics, s_subjects, s_defaults = _features(world, symptom)
+    c_topics, c_subjects, c_defaults = _features(world, claim)
+    if not s_topics & c_topics:
+        return 0.05
+    if s_subjects:
+        if s_subjects & c_subjects:
+            wrong = prose.wrong_value(strip(symptom))
+            return 0.25 if wrong and _named(wrong, strip(claim)) else 0.85
+    elif s_defaults:
+        if s_defaults & c_defaults:
+            return 0.9
+    elif not c_subjects and not c_defaults:
+        return 0.7  # something was not done right: any way of going about it could be it
+    return 0.35
+
+
 def rank_repairs(world: World, prompt: str, d: Draws) -> dict[str, Any]:
-    symptoms = set(find(parse.section(prompt, "failure"), SYMPTOM))
+    symptoms = [
+        s for s in parse.sentences(strip(parse.section(prompt, "failure"))) if prose.is_symptom(s)
+    ]
     ranking = []
     for cid, claim in parse.items(parse.section(prompt, "claims")):
-        explains = bool(set(world.facts_in(claim)) & symptoms)
-        spread = 0.2 * d.unit("score", cid)
-        score = 0.8 + spread if explains else spread
+        best = max((_match(world, s, claim) for s in symptoms), default=0.05)
+        score = min(1.0, best + 0.15 * d.unit("score", cid))
         if d.flip(cid):
             score = 1 - score
-        reason = "its absence explains the failure" if explains else "unrelated to the failure"
+        reason = (
+            "its absence would explain what went wrong"
+            if best >= 0.7
+            else "about the same area, but not what went wrong"
+            if best >= 0.25
+            else "unrelated to the failure"
+        )
         ranking.append({"id": cid, "usefulness": round(score, 3), "reason": reason})
     return {"ranking": ranking}
-
-
-def replay_probe(world: World, prompt: str, d: Draws) -> dict[str, Any]:
-    blocks = parse.lessons(prompt)
-    lesson = blocks[0][1] if blocks else ""
-    facts = world.facts_in(lesson)
-    if facts and d.flip("forget"):
-        lesson = lesson.replace(mark(FACT, facts[int(d.unit("which") * len(facts))]), "")
-    task = world.task_in(parse.section(prompt, "task"))
-    if task is None:
-        steps = " ".join(world.facts[f].terse for f in world.facts_in(lesson))
-        return {"approach": f"I would follow the lesson. {steps}".strip()}
-    outcome = Agent(world).solve(task, lesson)
-    return {"approach": f"I would work from the lesson. {outcome.text}"}
-
-
-def replay_judge(world: World, prompt: str, d: Draws) -> dict[str, Any]:
-    accepted = set(world.facts_in(parse.section(prompt, "accepted")))
-    approach = parse.section(prompt, "approach")
-    missing = accepted - set(world.facts_in(approach))
-    passed = not missing if accepted else last(approach, OUTCOME) == "ok"
-    if d.flip("verdict"):
-        passed = not passed
-    if passed:
-        reason = "it relies on everything the accepted outcome did"
-    elif missing:
-        reason = "it misses what the accepted outcome relied on: " + " ".join(
-            world.facts[f].terse for f in sorted(missing)
-        )
-    else:
-        reason = "it does not reach the accepted outcome"
-    return {"verdict": "pass" if passed else "fail", "reason": reason}

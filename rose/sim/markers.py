@@ -5,9 +5,22 @@ written by the world carries markers so that the simulation can read back which
 facts a text holds; the harness must never read them (a test greps for `OPEN`
 outside ``rose/sim``), or it would be judging by a lookup table the real world lacks.
 
-Kinds: ``f`` a fact (``⟦f:db.2a⟧``), ``t`` a topic (``⟦t:db⟧``), ``s`` the symptom of a
-missing fact (``⟦s:db.2a⟧``), ``k`` a task (``⟦k:t3⟧``), ``o`` an outcome
-(``⟦o:ok⟧`` / ``⟦o:fail⟧``), ``u`` the user steering (``⟦u:steer⟧``).
+Kinds, and what each stands for in words a real reader would have:
+
+- ``f`` a fact (``⟦f:db.2a⟧``), beside the words that state it: reading it is reading
+  what a sentence says.
+- ``q`` a question about which variant of a disputed detail holds (``⟦q:db.2⟧``, the
+  detail's base id), beside the question's words.
+- ``o`` an outcome (``⟦o:ok⟧`` / ``⟦o:fail⟧``), beside the agent saying it is done or stuck.
+- ``u`` the user steering (``⟦u:steer⟧``), beside the user saying "that is not right".
+- ``k`` a task (``⟦k:t3⟧``): the world's own bookkeeping, standing for nothing a reader
+  could know. The simulated model never sees it (`rose.sim.backend` removes it before
+  any call is answered); only the simulated agent, which is the world acting, looks a
+  task up by it.
+
+Topics have no marker: a topic is recognised by its name as a whole word, as a reader
+would. Failure symptoms and accepted summaries carry no fact marker: they say what went
+wrong or what was done in words (a subject and a value), never which fact it was.
 """
 
 from __future__ import annotations
@@ -18,8 +31,7 @@ OPEN = "\u27e6"  # ⟦
 CLOSE = "\u27e7"  # ⟧
 
 FACT = "f"
-TOPIC = "t"
-SYMPTOM = "s"
+QUESTION = "q"
 TASK = "k"
 OUTCOME = "o"
 USER = "u"
@@ -45,6 +57,11 @@ def last(text: str, kind: str) -> str | None:
 
 def has(text: str, kind: str, value: str) -> bool:
     return mark(kind, value) in text
+
+
+def drop(text: str, kind: str) -> str:
+    """`text` without its `kind` markers (and the space before each)."""
+    return re.sub(r" ?" + OPEN + kind + ":[^" + CLOSE + r"\s]*" + CLOSE, "", text)
 
 
 def strip(text: str) -> str:

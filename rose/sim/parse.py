@@ -13,6 +13,11 @@ from __future__ import annotations
 import re
 
 _LESSON = re.compile(r'<lesson id="([^"]*)">\n(.*?)\n</lesson>', re.DOTALL)
+_INJECTED = re.compile(
+    r'<lesson id="([^"]*)"[^>]*>(.*?)</lesson>'
+    r'|<lesson-reminder id="([^"]*)">(.*?)</lesson-reminder>',
+    re.DOTALL,
+)
 _ITEM = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
 
 
@@ -47,3 +52,21 @@ def bullets(text: str) -> list[str]:
 def sentences(text: str) -> list[str]:
     """`text` split into sentences (the world's prose never has a full stop mid-sentence)."""
     return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+def injected(text: str) -> list[tuple[str, str, str]]:
+    """`text` as (form, lesson id, text) pieces: ``lesson`` and ``reminder`` elements, and
+    the ``loose`` text between them (id "")."""
+    out: list[tuple[str, str, str]] = []
+    pos = 0
+    for m in _INJECTED.finditer(text):
+        if text[pos : m.start()].strip():
+            out.append(("loose", "", text[pos : m.start()]))
+        if m.group(1) is not None:
+            out.append(("lesson", m.group(1), m.group(2)))
+        else:
+            out.append(("reminder", m.group(3), m.group(4)))
+        pos = m.end()
+    if text[pos:].strip():
+        out.append(("loose", "", text[pos:]))
+    return out

@@ -1,4 +1,9 @@
-"""The words the simulated world is written in. Plain data, no markers."""
+"""The words the simulated world is written in. Plain data, no markers.
+
+A topic is recognised in prose by its name as a whole word, so no other word here may be
+a topic's name (`tests/test_sim_world.py` checks it): a principle that said "retry"
+would make every lesson holding it look like a lesson about retries.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,16 @@ TOPICS = (
     "search", "billing", "metrics", "email", "cdn", "flags", "storage", "scheduler",
     "gateway", "webhooks", "exports", "imports", "sessions", "uploads", "indexer",
     "notifier", "ledger", "sandbox", "pipeline", "migrations", "profiles", "reports",
+    "payments", "invoices", "ratings", "banners", "geo", "thumbnails", "crawler", "chat",
+    "audit", "quotas", "tenants", "backups", "notebooks", "alerts", "telemetry", "catalog",
+    "pricing", "inventory", "checkout", "shipping",
 )  # fmt: skip
 
 GLOBAL_TOPICS = frozenset({"retry", "cache", "cdn", "storage", "email", "gateway", "logging"})
 
 THINGS = (
     ("port", "port"), ("timeout", "ms"), ("flag", "flag"), ("batch size", "int"),
-    ("retry limit", "int"), ("region", "region"), ("queue name", "name"),
+    ("attempt limit", "int"), ("region", "region"), ("channel name", "name"),
     ("bucket", "name"), ("header", "header"), ("worker count", "int"),
     ("config file", "path"), ("environment variable", "env"),
 )  # fmt: skip
@@ -46,7 +54,7 @@ TRAPS = (
     ("rely on the default ordering", "sort explicitly by creation time"),
     ("use local time", "store and compare everything in UTC"),
     ("trust the cached copy", "revalidate against the origin first"),
-    ("retry on every error", "retry only on timeouts and 503s"),
+    ("resend on every error", "resend only on timeouts and 503s"),
     ("follow redirects", "treat a redirect as a failure"),
     ("reuse the connection pool across forks", "open a fresh pool in each process"),
     ("read the config once at import", "re-read the config on every reload signal"),
@@ -72,3 +80,6 @@ FILLER = (
     "Nothing in the error output points at it directly.",
     "We only noticed after comparing two runs side by side.",
 )
+
+#: How the agent says it did something out of habit, not because a lesson told it to.
+HABIT = "as I always do"

@@ -7,26 +7,45 @@ two conflicting variants (the true one and a stale one); a few principles are al
 known to the agent, so a lesson holding only them is redundant. A *bridge* fact of one
 topic names another topic, and some tasks need that other topic without their prompt
 naming it: they are only reachable through the bridging lesson's wording.
+
+The world also reads prose back, the way a model reads words: `topics_in` finds topics
+named as whole words, `facts_in` the facts a text carries (their markers), and `stated`
+the facts a marker-free text states in words (a detail's topic, subject and value in one
+sentence; a principle's or trap's topic and phrase). Symptoms and accepted summaries are
+written without fact markers, so only `stated` can read them.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
-from itertools import cycle
-from typing import TYPE_CHECKING, Any, Literal
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
 
+from rose import tokens
 from rose.sim import vocab
-from rose.sim.markers import FACT, TASK, TOPIC, find, mark
+from rose.sim.markers import FACT, TASK, find, mark, strip
 
 if TYPE_CHECKING:
-    from rose.sim.agent import Outcome
+    from rose.sim.agent import Context, Outcome
 
 FactKind = Literal["principle", "detail", "trap"]
 
 #: How the harness's claim kinds name each kind of fact.
 CLAIM_KIND: dict[str, str] = {"principle": "principle", "detail": "parameter", "trap": "caveat"}
+
+#: The sizes a world comes in: keyword arguments of `World.generate`. The default world's
+#: lessons cost several times `recall.max_pack_tokens` (2,000), so recall has to choose.
+SIZES: dict[str, dict[str, int]] = {
+    "small": {"topics": 6, "facts_per_topic": 5, "tasks": 24, "conflicts": 2, "known": 3},
+    "default": {"topics": 24, "facts_per_topic": 8, "tasks": 64, "conflicts": 4, "known": 6},
+    "large": {"topics": 50, "facts_per_topic": 10, "tasks": 160, "conflicts": 8, "known": 12},
+}
+_BRIDGES = {"small": 2, "default": 4, "large": 8}
+
+_WORD = re.compile(r"[a-z0-9_]+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
@@ -42,10 +61,19 @@ class Fact:
     stale: bool = False  # the outdated variant of a conflicting pair
     mentions: tuple[str, ...] = ()  # other topics its wording names
     value: str = ""  # a detail's value
+    phrase: str = ""  # the words that identify it: a detail's value, an action, an override
+    wrong: str = ""  # a trap's wrong default ("treat a 200 status as success")
 
     @property
     def marker(self) -> str:
         return mark(FACT, self.id)
+
+    @property
+    def cues(self) -> tuple[str, ...]:
+        """What one sentence must say, in words, to state this fact."""
+        if self.kind == "detail":
+            return (self.topic, self.subject, self.value)
+        return (self.topic, self.phrase)
 
 
 @dataclass(frozen=True)
@@ -58,12 +86,12 @@ class Topic:
 @dataclass(frozen=True)
 class Task:
     id: str
-    prompt: str
+    prompt: str  # the user's words, and the task marker (which no model call sees)
     topics: tuple[str, ...]  # the topics its prompt names
     hidden: tuple[str, ...]  # topics it needs that only another lesson's wording reaches
     needs: tuple[str, ...]  # fact ids
-    accepted: str  # the accepted outcome, naming every fact it relied on
     summary: str  # "the database worker": what the work was about
+    done: str = ""  # "Added the database worker": how a summary of finished work opens
 
 
 @dataclass(frozen=True)
@@ -89,46 +117,33 @@ class World:
         cls,
         seed: int = 0,
         *,
-        topics: int = 6,
-        facts_per_topic: int = 5,
-        tasks: int = 24,
-        conflicts: int = 2,
-        known: int = 3,
-        bridges: int = 2,
+        size: str = "default",
+        topics: int | None = None,
+        facts_per_topic: int | None = None,
+        tasks: int | None = None,
+        conflicts: int | None = None,
+        known: int | None = None,
+        bridges: int | None = None,
     ) -> World:
-        """A world drawn from `seed`: the same seed always gives the same world."""
-        if not 1 <= topics <= len(vocab.TOPICS):
-            raise ValueError(f"topics must be 1..{len(vocab.TOPICS)}, not {topics}")
-        if facts_per_topic < 2:
-            raise ValueError("facts_per_topic must be at least 2 (a detail and a principle)")
-        rng = random.Random(seed)
-        names = rng.sample(vocab.TOPICS, topics)
-        facts: dict[str, Fact] = {}
-        for name in names:
-            kinds = ["detail", "principle"]
-            kinds += [
-                rng.choice(("detail", "principle", "trap")) for _ in range(facts_per_topic - 2)
-            ]
-            # Within a topic, no two facts say the same thing about the same subject.
-            pools: dict[str, Iterator[Any]] = {
-                "detail": cycle(rng.sample(vocab.THINGS, len(vocab.THINGS))),
-                "principle": cycle(rng.sample(vocab.ACTIONS, len(vocab.ACTIONS))),
-                "trap": cycle(rng.sample(vocab.TRAPS, len(vocab.TRAPS))),
-            }
-            for i, kind in enumerate(kinds, 1):
-                fact = _fact(rng, f"{name}.{i}", name, kind, next(pools[kind]))
-                facts[fact.id] = fact
-        _add_conflicts(rng, facts, conflicts)
-        _mark_known(rng, facts, known)
-        pairs = _add_bridges(rng, facts, names, bridges)
-        by_topic = {n: tuple(f.id for f in facts.values() if f.topic == n) for n in names}
-        world_topics = {
-            n: Topic(n, "global" if n in vocab.GLOBAL_TOPICS else "project", by_topic[n])
-            for n in names
+        """A world drawn from `seed`: the same seed always gives the same world.
+
+        `size` picks a preset from `SIZES`; any count given overrides it.
+        """
+        from rose.sim.generate import generate
+
+        if size not in SIZES:
+            raise ValueError(f"size must be one of {', '.join(SIZES)}, not {size!r}")
+        given = {
+            "topics": topics,
+            "facts_per_topic": facts_per_topic,
+            "tasks": tasks,
+            "conflicts": conflicts,
+            "known": known,
+            "bridges": bridges,
         }
-        world = cls(seed, world_topics, facts, ())
-        made = tuple(_task(rng, world, i, pairs) for i in range(tasks))
-        return cls(seed, world_topics, facts, made)
+        counts = {**SIZES[size], "bridges": _BRIDGES[size]}
+        counts.update({k: v for k, v in given.items() if v is not None})
+        return generate(cls, seed, **counts)
 
     # -- lookups ---------------------------------------------------------------------
 
@@ -143,7 +158,7 @@ class World:
         raise KeyError(task_id)
 
     def task_in(self, text: str) -> Task | None:
-        """The task whose marker `text` carries, if any."""
+        """The task whose marker `text` carries: the world's bookkeeping, never a model's."""
         ids = {t.id for t in self.tasks}
         found = [k for k in find(text, TASK) if k in ids]
         return self.task(found[-1]) if found else None
@@ -152,22 +167,53 @@ class World:
         """The world's facts whose markers `text` carries."""
         return [f for f in find(text, FACT) if f in self.facts]
 
-    def topics_in(self, text: str) -> list[str]:
-        """The world's topics whose markers `text` carries."""
-        return [t for t in find(text, TOPIC) if t in self.topics]
-
-    def subjects_in(self, text: str) -> set[str]:
-        """Topics `text` is about: its topic markers and its facts' topics."""
-        return set(self.topics_in(text)) | {self.facts[f].topic for f in self.facts_in(text)}
-
     def conflicting(self, a: str, b: str) -> bool:
         return a != b and self.facts[a].base == self.facts[b].base
+
+    def true_variant(self, fact_id: str) -> str:
+        """The true fact of `fact_id`'s base (itself, unless it is a stale variant)."""
+        fact = self.facts[fact_id]
+        if not fact.stale:
+            return fact_id
+        return next(f.id for f in self.facts.values() if f.base == fact.base and not f.stale)
+
+    # -- reading prose, as a model reads words ---------------------------------------
+
+    def topics_in(self, text: str) -> list[str]:
+        """The world's topics `text` names as whole words, in order of first mention."""
+        words = _WORD.findall(strip(text).lower())
+        return list(dict.fromkeys(w for w in words if w in self.topics))
+
+    def subjects_in(self, text: str) -> set[str]:
+        """Topics `text` is about: the topics it names and its facts' topics."""
+        return set(self.topics_in(text)) | {self.facts[f].topic for f in self.facts_in(text)}
+
+    def stated(self, text: str) -> list[str]:
+        """The facts `text` states in words, with or without markers, sentence by sentence."""
+        out: list[str] = []
+        for sentence in _SENTENCE.split(strip(text).lower()):
+            named = dict.fromkeys(w for w in _WORD.findall(sentence) if w in self.topics)
+            for name in named:
+                for fid in self.topics[name].facts:
+                    if fid not in out and all(p.search(sentence) for p in self._cues[fid]):
+                        out.append(fid)
+        return out
+
+    @cached_property
+    def _cues(self) -> dict[str, list[re.Pattern[str]]]:
+        return {
+            f.id: [re.compile(rf"(?<![\w-]){re.escape(c.lower())}(?![\w-])") for c in f.cues]
+            for f in self.facts.values()
+        }
 
     # -- writing lessons -------------------------------------------------------------
 
     def gist(self, fact_ids: list[str] | tuple[str, ...]) -> str:
+        """One sentence, as a writer would put it: it names at most two of the topics."""
         names = list(dict.fromkeys(self.facts[f].topic for f in fact_ids))
-        about = " and ".join(f"{n} {mark(TOPIC, n)}" for n in names) or "nothing in particular"
+        if not names:
+            return "Notes on nothing in particular."
+        about = " and ".join(names[:2]) if len(names) <= 2 else f"{names[0]}, {names[1]} and more"
         n = len(fact_ids)
         return f"What to know about {about}: {n} point{'s' if n != 1 else ''}."
 
@@ -179,8 +225,7 @@ class World:
         if not ids:
             raise ValueError("a lesson needs at least one fact")
         facts = [self.facts[f] for f in ids]
-        names = list(dict.fromkeys(f.topic for f in facts))
-        title = " and ".join(n.capitalize() for n in names[:3]) + " notes"
+        family = facts[0].topic
         if verbose:
             rng = random.Random(f"{self.seed}:{salt}:{','.join(ids)}")
             parts = [rng.choice(vocab.FILLER)]
@@ -190,143 +235,23 @@ class World:
                     parts.append(rng.choice(vocab.FILLER))
         else:
             parts = [f.terse for f in facts]
-        return Draft(title, self.gist(ids), names[0], " ".join(parts), tuple(ids))
+        return Draft(
+            f"{family.capitalize()} notes", self.gist(ids), family, " ".join(parts), tuple(ids)
+        )
 
-    def solve(self, task: Task, context_text: str) -> Outcome:
-        """What the simulated agent achieves on `task` with `context_text` in its context."""
+    def lessons(self) -> list[Draft]:
+        """The store a user would have once every topic was learnt: one lesson per topic."""
+        return [
+            self.lesson([f for f in t.facts if not self.facts[f].stale])
+            for t in self.topics.values()
+        ]
+
+    def tokens(self) -> int:
+        """What serving every lesson of `lessons()` in full costs, in tokens."""
+        return sum(tokens.count(f"{d.title}\n{d.gist}\n\n{d.body}") for d in self.lessons())
+
+    def solve(self, task: Task, context: Context) -> Outcome:
+        """What the simulated agent achieves on `task` with `context` in its context."""
         from rose.sim.agent import Agent
 
-        return Agent(self).solve(task, context_text)
-
-
-# -- generation --------------------------------------------------------------------------
-
-
-def _value(rng: random.Random, kind: str, topic: str) -> str:
-    w1, w2 = rng.sample(vocab.WORDS, 2)
-    values = {
-        "port": lambda: str(rng.randint(3000, 9899)),
-        "ms": lambda: f"{rng.randint(2, 90) * 50}ms",
-        "flag": lambda: f"--{w1}-{w2}",
-        "int": lambda: str(rng.randint(3, 64)),
-        "region": lambda: rng.choice(vocab.REGIONS),
-        "name": lambda: f"{w1}-{w2}",
-        "header": lambda: f"X-{w1.capitalize()}-{w2.capitalize()}",
-        "path": lambda: f"conf/{w1}_{w2}.toml",
-        "env": lambda: f"{topic.upper()}_{w1.upper()}_MODE",
-    }
-    return values[kind]()
-
-
-def _detail(fid: str, topic: str, thing: str, value: str, **extra) -> Fact:
-    m = mark(FACT, fid)
-    return Fact(
-        id=fid,
-        base=extra.pop("base", fid),
-        topic=topic,
-        kind="detail",
-        subject=thing,
-        text=(
-            f"In this project the {topic} {thing} is {value} {m}, and the values that look "
-            "more obvious are wrong here."
-        ),
-        terse=f"The {topic} {thing} is {value} {m}.",
-        value=value,
-        **extra,
-    )
-
-
-def _fact(rng: random.Random, fid: str, topic: str, kind: str, pick: Any) -> Fact:
-    m = mark(FACT, fid)
-    if kind == "detail":
-        thing, value_kind = pick
-        return _detail(fid, topic, thing, _value(rng, value_kind, topic))
-    if kind == "principle":
-        action = pick
-        text = (
-            f"When working on {topic}, always {action} {m}, because skipping it breaks "
-            "things in ways that only show up later."
-        )
-        return Fact(fid, fid, topic, "principle", "approach", text, f"For {topic}, {action} {m}.")
-    default, override = pick
-    text = (
-        f"Most code bases {default}, but {topic} here must {override} {m}; the usual "
-        "default fails without any error."
-    )
-    terse = f"For {topic}, never {default}: {override} {m}."
-    return Fact(fid, fid, topic, "trap", "default", text, terse)
-
-
-def _add_conflicts(rng: random.Random, facts: dict[str, Fact], n: int) -> None:
-    """Split `n` details into a true variant (``a``) and a stale one (``b``)."""
-    details = [f for f in facts.values() if f.kind == "detail"]
-    for old in rng.sample(details, min(n, len(details))):
-        value_kind = dict(vocab.THINGS)[old.subject]
-        true_value = old.value
-        stale_value = true_value
-        while stale_value == true_value:
-            stale_value = _value(rng, value_kind, old.topic)
-        del facts[old.id]
-        for suffix, value, stale in (("a", true_value, False), ("b", stale_value, True)):
-            fact = _detail(old.id + suffix, old.topic, old.subject, value, base=old.id, stale=stale)
-            facts[fact.id] = fact
-
-
-def _mark_known(rng: random.Random, facts: dict[str, Fact], n: int) -> None:
-    principles = [f for f in facts.values() if f.kind == "principle"]
-    for f in rng.sample(principles, min(n, len(principles))):
-        facts[f.id] = replace(f, known=True)
-
-
-def _add_bridges(
-    rng: random.Random, facts: dict[str, Fact], names: list[str], n: int
-) -> list[tuple[str, str, str]]:
-    """Add `n` facts of one topic whose wording names another; returns (fact, from, to)."""
-    pairs: list[tuple[str, str, str]] = []
-    if len(names) < 2:
-        return pairs
-    for src, dst in [tuple(rng.sample(names, 2)) for _ in range(n)]:
-        fid = f"{src}.{sum(1 for f in facts.values() if f.topic == src) + 1}"
-        m, t = mark(FACT, fid), mark(TOPIC, dst)
-        text = (
-            f"Changes to {src} go through {dst} {t} first {m}, so look at how {dst} is set "
-            f"up before touching {src}."
-        )
-        terse = f"{src.capitalize()} changes go through {dst} {t} {m}."
-        facts[fid] = Fact(fid, fid, src, "principle", "approach", text, terse, mentions=(dst,))
-        pairs.append((fid, src, dst))
-    return pairs
-
-
-def _pick(rng: random.Random, world: World, topic: str, k: int, exclude=()) -> list[str]:
-    pool = [
-        f
-        for f in world.topics[topic].facts
-        if not world.facts[f].stale and not world.facts[f].mentions and f not in exclude
-    ]
-    return rng.sample(pool, min(k, len(pool)))
-
-
-def _task(rng: random.Random, world: World, i: int, pairs: list[tuple[str, str, str]]) -> Task:
-    names = list(world.topics)
-    hidden: tuple[str, ...] = ()
-    if pairs and i % 4 == 3:
-        bridge, src, dst = pairs[(i // 4) % len(pairs)]
-        shown: tuple[str, ...] = (src,)
-        hidden = (dst,)
-        needs = [bridge, *_pick(rng, world, src, rng.randint(1, 2))]
-        needs += _pick(rng, world, dst, rng.randint(1, 2))
-    else:
-        shown = tuple(rng.sample(names, 2 if len(names) > 1 and rng.random() < 0.3 else 1))
-        needs = [f for t in shown for f in _pick(rng, world, t, rng.randint(1, 3))]
-    verb, verbed = rng.choice(vocab.VERBS)
-    obj = rng.choice(vocab.OBJECTS)
-    tid = f"t{i}"
-    prompt = f"Please {verb} the {shown[0]} {mark(TOPIC, shown[0])} {obj}"
-    if len(shown) > 1:
-        prompt += f" and check how it interacts with {shown[1]} {mark(TOPIC, shown[1])}"
-    prompt += f". {mark(TASK, tid)}"
-    relied = ", ".join(mark(FACT, f) for f in needs)
-    summary = f"the {shown[0]} {obj}"
-    accepted = f"{verbed.capitalize()} {summary}, relying on {relied}."
-    return Task(tid, prompt, shown, hidden, tuple(needs), accepted, summary)
+        return Agent(self).solve(task, context)

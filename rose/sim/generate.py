@@ -1,0 +1,198 @@
+"""Drawing a world from a seed: topics, their facts in prose, conflicts, bridges, tasks."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import replace
+from itertools import cycle
+from typing import TYPE_CHECKING, Any
+
+from rose.sim import vocab
+from rose.sim.markers import FACT, TASK, mark
+
+if TYPE_CHECKING:
+    from rose.sim.world import Fact, Task, World
+
+
+def generate(
+    cls: type[World],
+    seed: int,
+    *,
+    topics: int,
+    facts_per_topic: int,
+    tasks: int,
+    conflicts: int,
+    known: int,
+    bridges: int,
+) -> World:
+    from rose.sim.world import Topic
+
+    if not 1 <= topics <= len(vocab.TOPICS):
+        raise ValueError(f"topics must be 1..{len(vocab.TOPICS)}, not {topics}")
+    if facts_per_topic < 2:
+        raise ValueError("facts_per_topic must be at least 2 (a detail and a principle)")
+    rng = random.Random(seed)
+    names = rng.sample(vocab.TOPICS, topics)
+    facts: dict[str, Fact] = {}
+    for name in names:
+        kinds = ["detail", "principle"]
+        kinds += [rng.choice(("detail", "principle", "trap")) for _ in range(facts_per_topic - 2)]
+        # Within a topic, no two facts say the same thing about the same subject.
+        pools: dict[str, Iterator[Any]] = {
+            "detail": cycle(rng.sample(vocab.THINGS, len(vocab.THINGS))),
+            "principle": cycle(rng.sample(vocab.ACTIONS, len(vocab.ACTIONS))),
+            "trap": cycle(rng.sample(vocab.TRAPS, len(vocab.TRAPS))),
+        }
+        for i, kind in enumerate(kinds, 1):
+            fact = _fact(rng, f"{name}.{i}", name, kind, next(pools[kind]))
+            facts[fact.id] = fact
+    _add_conflicts(rng, facts, conflicts)
+    _mark_known(rng, facts, known)
+    pairs = _add_bridges(rng, facts, names, bridges)
+    by_topic = {n: tuple(f.id for f in facts.values() if f.topic == n) for n in names}
+    world_topics = {
+        n: Topic(n, "global" if n in vocab.GLOBAL_TOPICS else "project", by_topic[n]) for n in names
+    }
+    world = cls(seed, world_topics, facts, ())
+    made = tuple(_task(rng, world, i, pairs) for i in range(tasks))
+    return cls(seed, world_topics, facts, made)
+
+
+def value(rng: random.Random, kind: str, topic: str) -> str:
+    """A value of `kind` ("port", "ms", ...) for a detail of `topic`."""
+    w1, w2 = rng.sample(vocab.WORDS, 2)
+    values = {
+        "port": lambda: str(rng.randint(3000, 9899)),
+        "ms": lambda: f"{rng.randint(2, 90) * 50}ms",
+        "flag": lambda: f"--{w1}-{w2}",
+        "int": lambda: str(rng.randint(3, 64)),
+        "region": lambda: rng.choice(vocab.REGIONS),
+        "name": lambda: f"{w1}-{w2}",
+        "header": lambda: f"X-{w1.capitalize()}-{w2.capitalize()}",
+        "path": lambda: f"conf/{w1}_{w2}.toml",
+        "env": lambda: f"{topic.upper()}_{w1.upper()}_MODE",
+    }
+    return values[kind]()
+
+
+def detail_text(topic: str, thing: str, val: str, marker: str) -> tuple[str, str]:
+    """(verbose, terse) sentences stating that `topic`'s `thing` is `val`."""
+    verbose = (
+        f"In this project the {topic} {thing} is {val} {marker}, and the values that look "
+        "more obvious are wrong here."
+    )
+    return verbose, f"The {topic} {thing} is {val} {marker}."
+
+
+def _detail(fid: str, topic: str, thing: str, val: str, **extra: Any) -> Fact:
+    from rose.sim.world import Fact
+
+    text, terse = detail_text(topic, thing, val, mark(FACT, fid))
+    base = extra.pop("base", fid)
+    return Fact(fid, base, topic, "detail", thing, text, terse, value=val, phrase=val, **extra)
+
+
+def _fact(rng: random.Random, fid: str, topic: str, kind: str, pick: Any) -> Fact:
+    from rose.sim.world import Fact
+
+    m = mark(FACT, fid)
+    if kind == "detail":
+        thing, value_kind = pick
+        return _detail(fid, topic, thing, value(rng, value_kind, topic))
+    if kind == "principle":
+        action = pick
+        text = (
+            f"When working on {topic}, always {action} {m}, because skipping it breaks "
+            "things in ways that only show up later."
+        )
+        terse = f"For {topic}, {action} {m}."
+        return Fact(fid, fid, topic, "principle", "approach", text, terse, phrase=action)
+    default, override = pick
+    text = (
+        f"Most code bases {default}, but {topic} here must {override} {m}; the usual "
+        "default fails without any error."
+    )
+    terse = f"For {topic}, never {default}: {override} {m}."
+    return Fact(fid, fid, topic, "trap", "default", text, terse, phrase=override, wrong=default)
+
+
+def _add_conflicts(rng: random.Random, facts: dict[str, Fact], n: int) -> None:
+    """Split `n` details into a true variant (``a``) and a stale one (``b``)."""
+    details = [f for f in facts.values() if f.kind == "detail"]
+    for old in rng.sample(details, min(n, len(details))):
+        value_kind = dict(vocab.THINGS)[old.subject]
+        true_value = old.value
+        stale_value = true_value
+        while stale_value == true_value:
+            stale_value = value(rng, value_kind, old.topic)
+        del facts[old.id]
+        for suffix, val, stale in (("a", true_value, False), ("b", stale_value, True)):
+            fact = _detail(old.id + suffix, old.topic, old.subject, val, base=old.id, stale=stale)
+            facts[fact.id] = fact
+
+
+def _mark_known(rng: random.Random, facts: dict[str, Fact], n: int) -> None:
+    principles = [f for f in facts.values() if f.kind == "principle"]
+    for f in rng.sample(principles, min(n, len(principles))):
+        facts[f.id] = replace(f, known=True)
+
+
+def _add_bridges(
+    rng: random.Random, facts: dict[str, Fact], names: list[str], n: int
+) -> list[tuple[str, str, str]]:
+    """Add `n` facts of one topic whose wording names another; returns (fact, from, to)."""
+    from rose.sim.world import Fact
+
+    pairs: list[tuple[str, str, str]] = []
+    if len(names) < 2:
+        return pairs
+    for src, dst in [tuple(rng.sample(names, 2)) for _ in range(n)]:
+        fid = f"{src}.{sum(1 for f in facts.values() if f.topic == src) + 1}"
+        m = mark(FACT, fid)
+        text = (
+            f"Changes to {src} go through {dst} first {m}, so look at how {dst} is set up "
+            f"before touching {src}."
+        )
+        terse = f"{src.capitalize()} changes go through {dst} {m}."
+        facts[fid] = Fact(
+            fid, fid, src, "principle", "approach", text, terse, mentions=(dst,),
+            phrase=f"through {dst}",
+        )  # fmt: skip
+        pairs.append((fid, src, dst))
+    return pairs
+
+
+def _pick(rng: random.Random, world: World, topic: str, k: int) -> list[str]:
+    pool = [
+        f
+        for f in world.topics[topic].facts
+        if not world.facts[f].stale and not world.facts[f].mentions
+    ]
+    return rng.sample(pool, min(k, len(pool)))
+
+
+def _task(rng: random.Random, world: World, i: int, pairs: list[tuple[str, str, str]]) -> Task:
+    from rose.sim.world import Task
+
+    names = list(world.topics)
+    hidden: tuple[str, ...] = ()
+    if pairs and i % 4 == 3:
+        bridge, src, dst = pairs[(i // 4) % len(pairs)]
+        shown: tuple[str, ...] = (src,)
+        hidden = (dst,)
+        needs = [bridge, *_pick(rng, world, src, rng.randint(1, 2))]
+        needs += _pick(rng, world, dst, rng.randint(1, 2))
+    else:
+        shown = tuple(rng.sample(names, 2 if len(names) > 1 and rng.random() < 0.3 else 1))
+        needs = [f for t in shown for f in _pick(rng, world, t, rng.randint(1, 3))]
+    verb, verbed = rng.choice(vocab.VERBS)
+    obj = rng.choice(vocab.OBJECTS)
+    tid = f"t{i}"
+    prompt = f"Please {verb} the {shown[0]} {obj}"
+    if len(shown) > 1:
+        prompt += f" and check how it interacts with {shown[1]}"
+    prompt += f". {mark(TASK, tid)}"
+    summary = f"the {shown[0]} {obj}"
+    done = f"{verbed.capitalize()} {summary}"
+    return Task(tid, prompt, shown, hidden, tuple(needs), summary, done)
