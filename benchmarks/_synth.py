@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from rose.models import Claim, Episode, Node, Stats
+from rose.models import Claim, Episode, Node
 from rose.store.layout import StoreDir
 from rose.store.nodefile import dump_episode, dump_node
 
@@ -267,7 +267,6 @@ class _Gen:
     def node(self, les: _Lesson, index: int) -> Node:
         sentences = self.rng.randint(6, 14) if les.level == 0 else max(2, 8 - les.level)
         created = _BASE_TIME + timedelta(minutes=3 * index)
-        compressed = les.level > 0
         return Node(
             id=les.id,
             family=les.family,
@@ -281,16 +280,7 @@ class _Gen:
             disputes=les.disputes,
             derived_from=les.derived,
             parents=les.parents,
-            covers_tasks=les.covers,
             dropped=[Claim(claim=c, kind=k, holder=h) for c, k, h in les.dropped],
-            stats=Stats(
-                attempts=les.served,
-                successes=les.successes,
-                failures=les.failures,
-                expansions=self.rng.randint(0, 3) if compressed else 0,
-                rescues=self.rng.randint(0, 2) if les.level < 3 else 0,
-                last_used=les.last_used,
-            ),
             created=created,
             updated=created + timedelta(hours=self.rng.randint(0, 400)),
         )

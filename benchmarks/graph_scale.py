@@ -32,6 +32,9 @@ from _synth import Synth, generate  # beside this script, which is run as a file
 
 QUERY_TARGET_MS = ((10_000, 10.0), (100_000, 50.0))  # (up to this many lessons, ms)
 REINDEX_TARGET_S = ((10_000, 30.0),)
+OPEN_NOOP_TARGET_MS = ((10_000, 30.0),)  # opening a store when nothing changed
+OPEN_EDIT_TARGET_MS = ((10_000, 60.0),)  # after one edited lesson, recall view included
+WRITE_KEYS = ("write_save_lesson_ms", "write_record_episode_ms", "write_next_open_ms")
 
 Params = Callable[[Synth, int], dict[str, Any]]
 
@@ -113,25 +116,51 @@ def _parse_estimate(store: Any, synth: Synth, sample: int = 300) -> float:
 
 
 def _noop_breakdown(store: Any, runs: int) -> dict[str, float]:
-    """What a no-op open costs, piece by piece: opening the database, the file scan, files_all."""
+    """What a no-op open costs, piece by piece: the database, the file scan, the fingerprint."""
     from rose.graph.engine import open_graph
-    from rose.graph.sync import scan
+    from rose.graph.sync import fingerprint, scan
 
-    opens, scans, reads = [], [], []
+    opens, scans, prints = [], [], []
     for _ in range(runs):
         t0 = time.perf_counter()
-        with open_graph(store.graph_path, store.engine) as g:
-            t1 = time.perf_counter()
-            g.q("files_all")
-            reads.append(time.perf_counter() - t1)
-        opens.append(time.perf_counter() - t0 - reads[-1])
+        with open_graph(store.graph_path, store.engine):
+            pass
+        opens.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        scan(store.dirs)
+        states = scan(store.dirs)
         scans.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        fingerprint(states, [])
+        prints.append(time.perf_counter() - t0)
     return {
         "no-op: open+close": _ms(statistics.median(opens)),
         "no-op: file scan": _ms(statistics.median(scans)),
-        "no-op: files_all read": _ms(statistics.median(reads)),
+        "no-op: fingerprint": _ms(statistics.median(prints)),
+    }
+
+
+def _time_writes(store: Any, synth: Synth, runs: int) -> dict[str, float]:
+    """Median ms of the writes the stages make: one lesson saved, one episode recorded."""
+    from rose.models import Episode
+
+    saves, records, folds = [], [], []
+    for i in range(runs):
+        node = store.get(Path(synth.touch[i % len(synth.touch)]).stem)
+        node.body += f" (edit {i})"
+        t0 = time.perf_counter()
+        store.save(node)
+        saves.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        store.save_episodes([Episode(prompt=f"bench {i}", outcome="success", used=[node.id])])
+        records.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        with store.graph():  # the next open folds the new episode into the lesson
+            pass
+        folds.append(time.perf_counter() - t0)
+    return {
+        "write: save one lesson (Store.save)": _ms(statistics.median(saves)),
+        "write: record one episode (file only)": _ms(statistics.median(records)),
+        "write: next open, folding it in": _ms(statistics.median(folds)),
     }
 
 
@@ -220,18 +249,21 @@ def bench_size(size: int, repeat: int, seed: int, keep: Path | None) -> dict[str
         breakdown = _noop_breakdown(store, runs)
         breakdown.update(_edit_breakdown(store, root / synth.touch[-1]))
         breakdown["reindex: parsing files (est.)"] = _parse_estimate(store, synth) * 1000
+        writes = _time_writes(store, synth, runs)
         _say(f"[{size:,}] timing {len(QUERIES)} queries x {repeat}")
         queries, rows = _time_queries(store, synth, repeat)
     figures = {name: round(med, 3) for name, (med, _) in queries.items()}
     figures["reindex_s"] = round(reindex_s, 3)
     figures["sync_noop_ms"] = round(noop, 3)
     figures["sync_one_ms"] = round(one, 3)
+    figures.update({key: round(v, 3) for key, v in zip(WRITE_KEYS, writes.values(), strict=True)})
     return {
         "figures": figures,
         "queries": queries,
         "rows": rows,
         "synth": synth,
         "breakdown": breakdown,
+        "writes": writes,
     }
 
 
@@ -256,10 +288,14 @@ def render(size: int, result: dict[str, Any], repeat: int) -> str:
 
     target, mark = _verdict(f["reindex_s"], _target(REINDEX_TARGET_S, size))
     row("reindex (s)", f"{f['reindex_s']:.2f}", target, mark)
-    row("sync, nothing changed (ms)", f"{f['sync_noop_ms']:.1f}")
-    row("sync, one file edited (ms)", f"{f['sync_one_ms']:.1f}")
+    target, mark = _verdict(f["sync_noop_ms"], _target(OPEN_NOOP_TARGET_MS, size))
+    row("open, nothing changed (ms)", f"{f['sync_noop_ms']:.1f}", target, mark)
+    target, mark = _verdict(f["sync_one_ms"], _target(OPEN_EDIT_TARGET_MS, size))
+    row("open, one file edited (ms)", f"{f['sync_one_ms']:.1f}", target, mark)
     for label, ms in result["breakdown"].items():
         row(f"  {label} (ms)", f"{ms:.1f}")
+    for label, ms in result["writes"].items():
+        row(f"{label} (ms)", f"{ms:.1f}")
     qt = _target(QUERY_TARGET_MS, size)
     for name, (med, worst) in result["queries"].items():
         target, mark = _verdict(med, qt)

@@ -50,6 +50,7 @@ from _synth import generate  # noqa: E402
 
 TARGET_MEDIAN_MS = 50.0
 TARGET_P95_MS = 100.0
+WRITER_P95_RATIO = 1.5  # with a writer on the same store: p95 within this many idle medians
 WARMUP = 3
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "hooks"
 #: Every lesson fits, and a served lesson stays "in context" for the whole same-session series.
@@ -91,6 +92,26 @@ while not stop:
     time.sleep(0.005)
 """
 
+# A writer adding lessons to this store: the recall view goes stale while each write runs.
+_WRITER_ADDING = """
+import signal, sys
+from pathlib import Path
+from rose.store.facade import Store
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+store = Store.open(Path(sys.argv[1]))
+store.view()
+print("ready", flush=True)
+i = 0
+while not stop:
+    i += 1
+    store.add(f"Lesson {i} written while the hook runs: pin the worker image digest.",
+              family="written-meanwhile")
+    print(".", flush=True)
+"""
+
+_WRITERS = {"elsewhere": _WRITER_ELSEWHERE, "here": _WRITER_HERE, "adding": _WRITER_ADDING}
+
 # Runs the hook in-process and says whether it loaded the slow path (store, graph, judge).
 _PROBE = """
 import sys
@@ -120,6 +141,10 @@ class Series:
     @property
     def median(self) -> float:
         return statistics.median(self.times)
+
+    @property
+    def max(self) -> float:
+        return max(self.times)
 
     @property
     def p95(self) -> float:  # nearest rank
@@ -224,7 +249,9 @@ class Writer:
 
     def __init__(self, kind: str, target: Path, env: dict[str, str], log: Path):
         self.kind, self.log = kind, log
-        code = _WRITER_ELSEWHERE if kind == "elsewhere" else _WRITER_HERE
+        code = {"elsewhere": _WRITER_ELSEWHERE, "here": _WRITER_HERE, "adding": _WRITER_ADDING}[
+            kind
+        ]
         target.mkdir(parents=True, exist_ok=True)
         with log.open("wb") as out:
             self.proc = subprocess.Popen(
@@ -249,7 +276,7 @@ class Writer:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
     def count(self) -> int:
-        """Lessons added (elsewhere) or graph opens held (here) so far."""
+        """Lessons added (elsewhere, adding) or graph opens held (here) so far."""
         return self._text().count(".\n")
 
     def pause(self) -> None:
@@ -302,6 +329,9 @@ def expect(kind: str) -> Callable[[bytes], str]:
             return f"nothing injected: {out.get('systemMessage', '')[:80]!r}"
         if kind == "in-context" and (injected or "in context" not in out.get("systemMessage", "")):
             return f"not 'already in context': {str(out)[:80]!r}"
+        message = out.get("systemMessage", "")
+        if kind == "memory" and (not message.startswith("ROSE ·") or "skipped" in message):
+            return f"no memory: {message[:80]!r}"  # a writer must never cost a prompt its memory
         return ""
 
     return check
@@ -412,13 +442,44 @@ def bench_store(b: Bench, size: int) -> None:
         interleave(b, configs)
     finally:
         added, held = elsewhere.count() - counts[0], here.count() - counts[1]
-        here.stop()
+        here.stop()  # a paused writer may hold the database: it goes before the next one
+    written = 0
+    if size:  # a writer adding lessons to this very store, in a phase of its own
+        _say(f"[{label}] starting the writer adding here")
+        log = Path(tempfile.mkstemp(prefix="writer-adding-", suffix=".log", dir=b.tmp)[1])
+        adding = Writer("adding", project, b.env, log)
+        adding.pause()
+        start = adding.count()
+        more = [
+            Config(f"{name}+writer-adding", project, expect("memory"), session, adding)
+            for name, _, same in SERIES
+            for session in [f"bench-same-{uuid.uuid4().hex[:12]}" if same else ""]
+        ]
+        try:
+            interleave(b, more)
+        finally:
+            written = adding.count() - start
+            adding.stop()
+        configs += more
     for cfg in configs:
         b.results.setdefault(label, {})[cfg.name] = s = cfg.series
         bad = f", {len(s.wrong)} WRONG ({s.wrong[0]})" if s.wrong else ""
         _say(f"[{label}] {cfg.name}: median {s.median:.1f} ms, p95 {s.p95:.1f} ms{bad}")
     b.note(label, f"writer elsewhere: {added} lessons added while its configurations ran")
     b.note(label, f"writer here: {held} graph opens held 50 ms while its configurations ran")
+    if size:
+        b.note(label, f"writer adding here: {written} lessons added while its configurations ran")
+        results = b.results[label]
+        for name, _, _ in SERIES:
+            idle, busy = results[name], results[f"{name}+writer-adding"]
+            ratio = busy.p95 / idle.median
+            verdict = "pass" if ratio <= WRITER_P95_RATIO and not busy.wrong else "MISS"
+            b.note(
+                label,
+                f"{name} with a writer adding here: p95 {busy.p95:.1f} ms = {ratio:.2f} x the "
+                f"idle median (target <= {WRITER_P95_RATIO:g} x), max {busy.max:.1f} ms, "
+                f"{len(busy.wrong)} prompts without memory: {verdict}",
+            )
     slow = fast_path(project, b.env)
     b.note(label, f"fast path after the writers: {'yes' if not slow else 'NO, loaded ' + slow}")
 
@@ -454,8 +515,8 @@ def render(b: Bench, cmd_label: str) -> str:
         f"p95 <= {TARGET_P95_MS:g} ms; cpu ms: the hook process's own user + system time",
         "load average (1 min) at start {:.2f}, at end {:.2f}".format(*b.load),
         "",
-        f"  {'size':<9}{'configuration':<32}{'median ms':>10}{'p95 ms':>9}{'cpu ms':>8}"
-        f"{'runs':>6}  verdict",
+        f"  {'size':<9}{'configuration':<32}{'median ms':>10}{'p95 ms':>9}{'max ms':>9}"
+        f"{'cpu ms':>8}{'runs':>6}  verdict",
     ]
     for size, configs in b.results.items():
         for name, s in configs.items():
@@ -468,7 +529,7 @@ def render(b: Bench, cmd_label: str) -> str:
                     verdict += f"  {len(s.wrong)} wrong answers, e.g. {s.wrong[0]}"
             cpu = statistics.median(s.cpu)
             lines.append(
-                f"  {size:<9}{name:<32}{s.median:>10.1f}{s.p95:>9.1f}{cpu:>8.1f}"
+                f"  {size:<9}{name:<32}{s.median:>10.1f}{s.p95:>9.1f}{s.max:>9.1f}{cpu:>8.1f}"
                 f"{len(s.times):>6}  {verdict}"
             )
     for size, notes in b.notes.items():
@@ -481,7 +542,13 @@ def render(b: Bench, cmd_label: str) -> str:
 def as_json(b: Bench) -> dict:
     return {
         size: {
-            name: {"median_ms": round(s.median, 3), "p95_ms": round(s.p95, 3), "runs": len(s.times)}
+            name: {
+                "median_ms": round(s.median, 3),
+                "p95_ms": round(s.p95, 3),
+                "max_ms": round(s.max, 3),
+                "runs": len(s.times),
+                "wrong": len(s.wrong),
+            }
             for name, s in configs.items()
         }
         for size, configs in b.results.items()

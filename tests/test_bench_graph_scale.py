@@ -46,6 +46,7 @@ def test_graph_scale_json_has_every_figure(tmp_path: Path) -> None:
     assert list(figures) == ["200"]
     got = figures["200"]
     expected = {*QUERIES, "reindex_s", "sync_noop_ms", "sync_one_ms"}
+    expected |= {"write_save_lesson_ms", "write_record_episode_ms", "write_next_open_ms"}
     assert set(got) == expected
     for name in expected:
         value = got[name]

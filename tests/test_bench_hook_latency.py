@@ -30,7 +30,7 @@ EXPECTED = {
     "20": {
         f"{series}{writer}"
         for series in ("new-session", "same-session")
-        for writer in ("", "+writer-elsewhere", "+writer-here")
+        for writer in ("", "+writer-elsewhere", "+writer-here", "+writer-adding")
     },
 }
 
@@ -48,7 +48,8 @@ def test_json_shape_and_positive_figures(tmp_path: Path):
     assert {k: set(v) for k, v in figures.items()} == EXPECTED
     for configs in figures.values():
         for fig in configs.values():
-            assert set(fig) == {"median_ms", "p95_ms", "runs"}
+            assert set(fig) == {"median_ms", "p95_ms", "max_ms", "runs", "wrong"}
+            assert fig["max_ms"] >= fig["p95_ms"] and fig["wrong"] == 0
             assert fig["runs"] == 2
             assert fig["median_ms"] > 0 and fig["p95_ms"] >= fig["median_ms"]
     assert "WRONG" not in proc.stderr  # every run gave the answer its configuration expects
