@@ -53,11 +53,59 @@ class StoreLocked(RoseError):
         )
 
 
-class QueryError(RoseError):
-    """The graph engine rejected a statement; the message is the engine's own."""
+class GraphDamaged(RoseError):
+    """The graph database cannot be opened or read for a reason other than a lock: it is damaged.
 
-    def __init__(self, name: str, message: str):
+    The store moves it aside and rebuilds it from the files; this reaches the user only
+    when that repair failed, or when the damage showed only in the middle of a command.
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        detail: str,
+        why: str = "",
+        *,
+        moved_to: Path | None = None,
+        ident: tuple[int, int] | None = None,
+        probe: bool = True,
+    ):
+        self.path = Path(path)
+        self.detail = detail
+        #: (device, inode) of what was found damaged: a healer moves only that one aside.
+        self.ident = ident
+        #: Whether opening it again in-process is safe (not after an open crashed a process).
+        self.probe = probe
+        if why:
+            tail = f" and could not be rebuilt ({why}); move it away and run `rose reindex`"
+        elif moved_to:
+            tail = f"; moved it to {moved_to.name}: the next command rebuilds it from the files"
+        else:
+            tail = "; ROSE rebuilds it from the lesson files (`rose reindex`)"
+        super().__init__(f"graph database {path} is damaged ({detail}){tail}")
+
+
+class StoreReadOnly(RoseError):
+    """A store folder or its database cannot be written: nothing can be recorded or indexed."""
+
+    def __init__(self, path: Path | str, detail: str = "permission denied"):
+        self.path = Path(path)
+        super().__init__(
+            f"{path}: cannot be written ({detail}); the store keeps its lessons and index there: "
+            f"make it writable (chmod u+w {path}), then run the command again"
+        )
+
+
+class QueryError(RoseError):
+    """The graph engine rejected a statement; the message is the engine's own.
+
+    `damaged` when the engine could not read its own storage (the database is damaged).
+    """
+
+    def __init__(self, name: str, message: str, *, damaged: bool = False):
         self.name = name
+        self.message = message
+        self.damaged = damaged
         super().__init__(message if name == "<console>" else f"query {name}: {message}")
 
 

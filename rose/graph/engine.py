@@ -1,13 +1,16 @@
 """The one door to the embedded graph engine (kuzu, or its fork ladybug).
 
 No other module imports either package. Opens are short: open, do one unit of
-work, close. Under kuzu any open locks every other process out, so every open
-retries with jittered backoff until a deadline and then names the file and,
-where known, the process holding it.
+work, close. Under kuzu any open locks every other process out, so an open that
+meets another process retries with jittered backoff until a deadline and then
+names the file and, where known, the process holding it. An open that fails with
+nobody else there is damage: reported at once, so the store can move the
+database aside and rebuild it from the files.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -19,7 +22,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from rose.errors import QueryError, RoseError, StoreLocked
+from rose.errors import GraphDamaged, QueryError, RoseError, StoreLocked, StoreReadOnly
 
 ENGINES = ("kuzu", "ladybug")
 
@@ -74,15 +77,19 @@ class Graph:
     def run(self, statement: str, params: dict[str, Any] | None = None, *, name: str) -> list[dict]:
         try:
             res = self._conn.execute(statement, params or {})
+            results = res if isinstance(res, list) else [res]
+            rows: list[dict] = []
+            for r in results:
+                cols = r.get_column_names()
+                # One call for all rows (converting them row by row costs three times as much).
+                for values in r.get_all():
+                    rows.append({c: _plain(v) for c, v in zip(cols, values, strict=False)})
         except RuntimeError as exc:
-            raise QueryError(name, str(exc).strip()) from None
-        results = res if isinstance(res, list) else [res]
-        rows: list[dict] = []
-        for r in results:
-            cols = r.get_column_names()
-            # One call for all rows (converting them row by row costs three times as much).
-            for values in r.get_all():
-                rows.append({c: _plain(v) for c, v in zip(cols, values, strict=False)})
+            message = str(exc).strip()
+            raise QueryError(name, message, damaged=_is_storage_damage(message)) from None
+        except UnicodeDecodeError as exc:  # a string the engine stored is no longer UTF-8
+            text = f"unreadable text in the database ({exc})"
+            raise QueryError(name, text, damaged=True) from None
         return rows
 
     def q(self, name: str, **params: Any) -> list[dict]:
@@ -102,25 +109,58 @@ class Graph:
         self._conn.execute("COMMIT")
 
 
-# The engine reserves most of the machine's memory for its buffer pool by default, which
-# makes every open cost ~35 ms at 10,000 lessons; a store's graph is far smaller than this.
-BUFFER_POOL_BYTES = 256 * 1024 * 1024
+# The engine reserves 80% of the machine's memory for its buffer pool by default, which
+# makes every open cost ~25 ms more at 10,000 lessons. A pool a few times the database's
+# size opens fast; too small a pool makes checkpoints fail (the WAL then grows, and every
+# close spends ~130 ms trying again), so it grows with the database and has a floor.
+_POOL_FLOOR = 512 * 1024 * 1024
+
+
+def buffer_pool_bytes(path: Path) -> int:
+    """The buffer pool for the database at `path` (0: the engine's own default)."""
+    size = 0
+    for p in (path, path.with_name(path.name + ".wal")):
+        with suppress(OSError):
+            size += p.stat().st_size if p.is_file() else 0
+    want = max(_POOL_FLOOR, 4 * size)
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return 0 if want >= ram * 0.8 else want
 
 
 def _holder_file(path: Path) -> Path:
     return path.with_name(path.name + ".holder")
 
 
-def _describe_holder(path: Path, message: str) -> str | None:
-    if "held by PID" in message:  # ladybug names the holder itself
-        return "pid " + message.split("held by PID", 1)[1].split(")")[0].strip()
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except PermissionError:  # it exists, under another user
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _live_holder(path: Path) -> dict | None:
+    """The holder note of another live process, if one holds (or is closing) the database."""
     try:
         info = json.loads(_holder_file(path).read_text(encoding="utf-8"))
         pid = int(info["pid"])
-        os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return f"pid {pid} ({info.get('cmd', '?')}, since {info.get('since', '?')})"
+    return info if pid != os.getpid() and _alive(pid) else None
+
+
+def _describe_holder(path: Path, message: str) -> str | None:
+    if "held by PID" in message:  # ladybug names the holder itself
+        return "pid " + message.split("held by PID", 1)[1].split(")")[0].strip()
+    info = _live_holder(path)
+    if info is None:
+        return None
+    return f"pid {info['pid']} ({info.get('cmd', '?')}, since {info.get('since', '?')})"
 
 
 def _claim_holder(path: Path) -> None:
@@ -143,41 +183,130 @@ def _release_holder(path: Path) -> None:
         pass
 
 
+_SIDE_FILES = (".wal", ".shadow")
+
+
 def remove_database(path: Path) -> None:
     """Delete a database and its side files; the lesson files can always rebuild it."""
+    for p in (path, *(path.with_name(path.name + s) for s in (*_SIDE_FILES, ".holder"))):
+        _remove(p)
+
+
+def _remove(p: Path) -> None:
     import shutil
 
-    for p in (path, *(path.with_name(path.name + s) for s in (".wal", ".shadow", ".holder"))):
-        if p.is_dir():
-            shutil.rmtree(p, ignore_errors=True)
-        else:
-            p.unlink(missing_ok=True)
+    if p.is_dir() and not p.is_symlink():
+        shutil.rmtree(p, ignore_errors=True)
+    else:
+        p.unlink(missing_ok=True)
+
+
+# -- telling a lock from damage -----------------------------------------------------------------
+#
+# What the engines say (kuzu 0.11.3 and ladybug 0.22, tests/test_graph_damage.py produces each):
+#   another process holds it:  "IO exception: Could not set lock on file : <db>"
+#                              (ladybug adds "(Lock is held by PID <n>)")
+#   a truncated file:          kuzu "Runtime exception: Reading past the end of the file <db>
+#                              ..."; ladybug "Runtime exception: Cannot read checkpoint: catalog
+#                              page range ... outside the database file ... The database may be
+#                              checkpointing; please retry later."
+#   random bytes:              "Runtime exception: Unable to open database. The file is not a valid
+#                              Kuzu database file!" (ladybug: "... Lbug database file!")
+#   a directory in its place:  "Runtime exception: Database path cannot be a directory: <db>"
+#   no write permission:       "IO exception: Cannot open file <db>: Permission denied"
+# While another process writes, an open can also fail without naming a lock: kuzu "Cannot open
+# file <db>.shadow: No such file or directory", "Couldn't replay shadow pages under read-only
+# mode", "Error removing directory or file <db>.wal"; ladybug "Cannot open database in read-only
+# mode while checkpoint recovery is pending", "Checksum verification failed, the WAL file is
+# corrupted", "Primary-key index contains an invalid local node offset". The messages alone cannot
+# tell these from damage, so the holder note decides: while another live process holds (or is
+# closing) the database, any error is contention and is retried until the deadline; with nobody
+# there, an error that survives one retry after a pause is damage.
+
+#: How long a failed open waits, with nobody holding the database, before its one retry: a
+#: writer's transient files settle within milliseconds.
+SETTLE_S = 0.1
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def _damage(exc: BaseException, path: Path) -> str:
+    """The engine's reason, short: without its exception class, the file by its name."""
+    text = _first_line(exc).replace(str(path), path.name)
+    head, sep, rest = text.partition(" exception: ")
+    return rest if sep and " " not in head else text
+
+
+def _is_storage_damage(message: str) -> bool:
+    """A query failed because the engine cannot read its own pages (seen under ladybug:
+    "Storage exception: String dictionary index is outside the offset table.")."""
+    return message.startswith("Storage exception") or "may be corrupted" in message
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def query_damage(path: Path, exc: QueryError) -> GraphDamaged:
+    """The damage a query met in the database at `path` (it opens, so it is not reopened to
+    check: `probe` is off)."""
+    return GraphDamaged(path, exc.message, ident=_identity(path), probe=False)
+
+
+def _is_lock(message: str) -> bool:
+    return "Could not set lock" in message
+
+
+def _is_denied(message: str) -> bool:
+    return "Permission denied" in message or "Read-only file system" in message
+
+
+def _check_writable(path: Path) -> None:
+    """A store that cannot be written is named at once, never waited on as if it were locked."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except PermissionError as exc:
+        raise StoreReadOnly(exc.filename or path.parent) from None
+    except OSError as exc:
+        if exc.errno == errno.EROFS:
+            raise StoreReadOnly(exc.filename or path.parent, "read-only file system") from None
+        raise
+    for p in (path.parent, path):
+        if os.path.lexists(p) and not os.access(p, os.W_OK):
+            mounted_ro = bool(os.statvfs(p).f_flag & os.ST_RDONLY)
+            raise StoreReadOnly(p, "read-only file system" if mounted_ro else "permission denied")
 
 
 @contextmanager
 def open_graph(
     path: Path, engine: str, *, read_only: bool = False, deadline_s: float = 30.0
 ) -> Iterator[Graph]:
-    """Open the database at `path`, retrying any open error until `deadline_s` has passed.
+    """Open the database at `path`: a lock is waited on until `deadline_s`, damage is reported.
 
-    Contention shows up as lock errors and as transient `.wal`/`.shadow` errors,
-    so every open error is retried; the last one is reported with the holder.
+    An open that fails because another process holds the database (a lock error, or any
+    error while another live process's holder note is there) is retried with jittered
+    backoff until the deadline, then `StoreLocked` names the file and the holder. An open
+    that fails with nobody else there is retried once after `SETTLE_S`; failing again, it
+    raises `GraphDamaged` (the store moves it aside and rebuilds it). No write permission
+    raises `StoreReadOnly` at once.
     """
     mod = _module(engine)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    start = time.monotonic()
-    delay = 0.005
-    while True:
-        try:
-            db = mod.Database(str(path), read_only=read_only, buffer_pool_size=BUFFER_POOL_BYTES)
-            break
-        except RuntimeError as exc:
-            waited = time.monotonic() - start
-            if waited >= deadline_s:
-                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                raise StoreLocked(path, _describe_holder(path, str(exc)), waited, msg) from None
-            time.sleep(min(delay * (0.5 + random.random()), max(0.0, deadline_s - waited)))
-            delay = min(delay * 2, 0.25)
+    if not read_only:
+        _check_writable(path)
+    crashed = _crashed(path)
+    if crashed and _live_holder(path) is None:  # one who holds it now opened it fine
+        raise GraphDamaged(path, crashed, ident=_identity(path), probe=False)
+    db = _database(mod, path, read_only, deadline_s)
+    for note, _, _ in _dead_notes(path):
+        if note.name.startswith(_opening_prefix(path)):  # it opens: that one was killed
+            note.unlink(missing_ok=True)
     if not read_only:
         _claim_holder(path)
     conn = None
@@ -190,3 +319,162 @@ def open_graph(
         db.close()
         if not read_only:
             _release_holder(path)
+
+
+def _database(mod: Any, path: Path, read_only: bool, deadline_s: float) -> Any:
+    """The engine's Database: a lock waited on until the deadline, damage after one retry."""
+    start = time.monotonic()
+    delay = 0.005
+    strikes = 0  # failures in a row with nobody else holding the database
+    while True:
+        try:
+            with _opening(path):
+                pool = buffer_pool_bytes(path)
+                return mod.Database(str(path), read_only=read_only, buffer_pool_size=pool)
+        except (RuntimeError, MemoryError) as exc:  # MemoryError: a corrupt size read as huge
+            message = str(exc)
+            if _is_denied(message):
+                raise StoreReadOnly(path, _damage(exc, path)) from None
+            if not _is_lock(message) and _live_holder(path) is None:
+                strikes += 1
+                if strikes > 1:
+                    raise GraphDamaged(path, _damage(exc, path), ident=_identity(path)) from None
+                time.sleep(SETTLE_S)
+                continue
+            strikes = 0
+            waited = time.monotonic() - start
+            if waited >= deadline_s:
+                holder = _describe_holder(path, message)
+                raise StoreLocked(path, holder, waited, _first_line(exc)) from None
+            time.sleep(min(delay * (0.5 + random.random()), max(0.0, deadline_s - waited)))
+            delay = min(delay * 2, 0.25)
+
+
+# An engine can crash the process on a damaged file where no error can be caught: kuzu 0.11.3
+# segfaults opening or querying a file with a page of random bytes. Each open leaves a note
+# `<db>.opening-<pid>` for the length of the engine's open call, and the holder note stays for
+# as long as the database is open; a note whose process is gone means that process died with
+# the database in its hands. The next open takes that as damage (rebuilding costs a sync from
+# the files; opening it again could crash again), without reopening it to check.
+
+
+def _opening_prefix(path: Path) -> str:
+    return path.name + ".opening-"
+
+
+@contextmanager
+def _opening(path: Path) -> Iterator[None]:
+    note = path.with_name(f"{_opening_prefix(path)}{os.getpid()}")
+    try:
+        note.touch()
+        made = True
+    except OSError:  # a read-only folder (a read-only open): no note, nothing to learn
+        made = False
+    try:
+        yield
+    finally:
+        if made:
+            note.unlink(missing_ok=True)
+
+
+def _dead_notes(path: Path) -> list[tuple[Path, int, str]]:
+    """(note, pid, what it was doing) for each process that died holding or opening `path`."""
+    prefix = _opening_prefix(path)
+    found = []
+    with suppress(OSError):
+        for entry in os.scandir(path.parent):
+            tail = entry.name[len(prefix) :]
+            if entry.name.startswith(prefix) and tail.isdigit() and not _alive(int(tail)):
+                found.append((Path(entry.path), int(tail), "died inside the engine's open"))
+    note = _holder_file(path)
+    try:
+        info = json.loads(note.read_text(encoding="utf-8"))
+        pid = int(info["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return found
+    if pid != os.getpid() and not _alive(pid):
+        found.append((note, pid, f"({info.get('cmd', '?')}) died with it open"))
+    return found
+
+
+def _crashed(path: Path) -> str | None:
+    """Why the database is taken for damaged after a process died with it, or None."""
+    dead = _dead_notes(path)
+    if not dead:
+        return None
+    _, pid, doing = dead[0]
+    return f"process {pid} {doing}: a crash, or a kill"
+
+
+# -- healing: a damaged database is moved aside; the files rebuild it ---------------------------
+
+#: How many damaged databases are kept beside the store, newest first, for a post-mortem.
+KEEP_DAMAGED = 2
+
+
+def set_aside(path: Path, engine: str, damage: GraphDamaged) -> Path | None:
+    """Move the damaged database and its side files to `<name>.damaged-<time>`.
+
+    Returns where it went, or None when (checked again under a lock that only healers take)
+    it is no longer the file found damaged, someone holds it, or it opens now: another
+    process healed it first. Keeps the newest `KEEP_DAMAGED` damaged copies. An OSError
+    (the move failed) reaches the caller.
+    """
+    with _healing(path):
+        if _identity(path) != damage.ident or _live_holder(path) is not None:
+            return None
+        if damage.probe and not _still_damaged(path, engine):
+            return None
+        stamp = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        target, n = stamp, 1
+        while any(os.path.lexists(p) for p in _with_sides(target)):
+            n += 1
+            target = stamp.with_name(f"{stamp.name}-{n}")
+        for src, dst in zip(_with_sides(path), _with_sides(target), strict=True):
+            if os.path.lexists(src):
+                os.rename(src, dst)
+        for note, _, _ in _dead_notes(path):
+            note.unlink(missing_ok=True)
+        _holder_file(path).unlink(missing_ok=True)
+        _prune_damaged(path)
+        return target
+
+
+def _with_sides(path: Path) -> list[Path]:
+    return [path, *(path.with_name(path.name + s) for s in _SIDE_FILES)]
+
+
+@contextmanager
+def _healing(path: Path) -> Iterator[None]:
+    """Only one process at a time decides to move the database aside."""
+    import fcntl
+
+    fd = os.open(path.with_name(path.name + ".heal"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _still_damaged(path: Path, engine: str) -> bool:
+    mod = _module(engine)
+    try:
+        db = mod.Database(str(path), buffer_pool_size=buffer_pool_bytes(path))
+    except (RuntimeError, MemoryError) as exc:
+        return not _is_lock(str(exc))
+    db.close()
+    return False
+
+
+def _prune_damaged(path: Path) -> None:
+    prefix = path.name + ".damaged-"
+
+    def age(p: Path) -> tuple[str, int]:  # <prefix>YYYYmmdd-HHMMSS, then -2, -3 on a clash
+        rest = p.name[len(prefix) :]
+        return rest[:15], int(rest[16:]) if rest[16:].isdigit() else 1
+
+    copies = [p for p in path.parent.glob(prefix + "*") if not p.name.endswith(_SIDE_FILES)]
+    for old in sorted(copies, key=age)[:-KEEP_DAMAGED]:
+        for p in _with_sides(old):
+            _remove(p)

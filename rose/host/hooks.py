@@ -6,7 +6,8 @@ store, the graph engine, the judge) load only when the model must decide.
 
 A hook never breaks the host agent: under ROSE_CHILD=1 it does nothing; on a
 malformed payload or any internal error it prints one line for the user, logs an
-`error` event, and exits 0.
+`error` event, and exits 0. An answer that cannot be written (stdout closed, or a
+reader that went away) is logged, never a traceback, and nothing is recorded as served.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 from pathlib import Path
 
 from rose.events import append_event
-from rose.loop.pack import load_session, pack, save_session, session_path
+from rose.loop.pack import Pack, load_session, pack, save_session, session_path
 from rose.store import scan, sessions
 from rose.store.layout import find_project_root, global_root
 
@@ -91,8 +92,22 @@ def main(argv: list[str]) -> int:
         _report_failure(event, exc, roots)
         return 0
     if out:
-        print(json.dumps(out, ensure_ascii=False))
+        _deliver(out)
     return 0
+
+
+def _deliver(out: dict) -> bool:
+    """Write the answer; whether it reached stdout (closed, or its reader gone: it did not)."""
+    try:
+        if sys.stdout is None:  # started with stdout closed
+            return False
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+        return True
+    except (OSError, ValueError):  # BrokenPipeError; ValueError: the stream was closed
+        with contextlib.suppress(OSError, ValueError):  # the flush at exit must not fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return False
 
 
 def _report_failure(event: str, exc: BaseException, roots: list[tuple[str, str]]) -> None:
@@ -108,7 +123,7 @@ def _report_failure(event: str, exc: BaseException, roots: list[tuple[str, str]]
         where = Path(tempfile.gettempdir()) / "rose-hook-errors.jsonl"
     with contextlib.suppress(OSError):
         append_event(where, "error", {"hook": event, "error": type(exc).__name__, "detail": reason})
-    print(json.dumps({"systemMessage": f"ROSE · {event} hook skipped: {reason} (logged)"}))
+    _deliver({"systemMessage": f"ROSE · {event} hook skipped: {reason} (logged)"})
 
 
 # -- handlers ---------------------------------------------------------------------------------
@@ -199,12 +214,41 @@ def _current(view: dict, roots) -> bool:
     """Whether the view matches the files and settings as they are now."""
     if view.get("stamp") != scan.stamp(scan.scan(roots, episodes=False), roots):
         return False
-    for key, env in (("budget", "ROSE_RECALL_MAX_PACK_TOKENS"),
-                     ("fresh_turns", "ROSE_RECALL_STAYS_FRESH_TURNS")):  # fmt: skip
-        if os.environ.get(env) and os.environ[env].strip() != str(view.get(key)):
-            return False
+    for key, env, least in (("budget", "ROSE_RECALL_MAX_PACK_TOKENS", 0),
+                            ("fresh_turns", "ROSE_RECALL_STAYS_FRESH_TURNS", 1)):  # fmt: skip
+        value = _env_int(env)
+        if value is not None and value >= least and value != view.get(key):
+            return False  # an invalid value is ignored, as the config loader ignores it
     # An override of the switch itself: let the full path read it.
     return not os.environ.get("ROSE_RECALL_ENABLED")
+
+
+def _env_int(name: str) -> int | None:
+    """The variable's value when it is a whole number ("12", "12.0"), else None."""
+    raw = os.environ.get(name, "").strip()
+    try:
+        return int(raw)
+    except ValueError:
+        pass
+    try:
+        number = float(raw)
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else None
+
+
+def _host(payload: dict) -> str:
+    """Which host sent the payload, for the size of answer it passes on whole.
+
+    Codex sends `turn_id` (and `model`) with every prompt (codex-rs/hooks, the
+    user-prompt-submit input schema); Claude Code names the event and sends neither.
+    Any other shape is unknown, and gets the stricter bound.
+    """
+    if "turn_id" in payload:
+        return "codex"
+    if payload.get("hook_event_name") and "model" not in payload:
+        return "claude"
+    return ""
 
 
 def _writer_active(root: str) -> bool:
@@ -230,6 +274,48 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     if not roots:
         return None
     prompt = str(payload.get("prompt") or payload.get("user_prompt") or "")
+    chosen_for = _choose(prompt, roots, payload.get("cwd"))
+    if chosen_for is None:
+        return None  # recall is switched off
+    view, chosen, note = chosen_for
+    sid = _session_id(payload)
+    path = session_path(roots[0][0], sid)
+    rec = load_session(path, sid)
+    rec["turn"] = int(rec.get("turn", 0)) + 1
+    result = pack(view, chosen, rec, turn=rec["turn"], host=_host(payload))
+    result.note = note
+
+    def record() -> None:
+        """What the host now has: kept only once the answer is written."""
+        save_session(path, rec)
+        # A unit of work begins: the session log keeps what it had in context, for its episode.
+        in_context = [i["id"] for i in (*result.full, *result.refreshed, *result.fresh)]
+        unit = {"turn": rec["turn"], "prompt": prompt[:PROMPT_CHARS], "served": in_context}
+        sessions.append(roots[0][0], sid, "prompt", **unit)
+        if chosen:
+            append_event(Path(roots[0][0]) / "events.jsonl", "inject", _inject_event(sid, result))
+
+    if not chosen:
+        record()
+        return None
+    out: dict = {"systemMessage": result.status}
+    if result.block:
+        out["hookSpecificOutput"] = {
+            "hookEventName": _HOST_NAMES["user-prompt-submit"],
+            "additionalContext": result.block,
+        }
+    if not _deliver(out):  # the host never got it: nothing is served, nothing recorded
+        _log_error(roots, "AnswerNotWritten", "stdout closed: nothing recorded as served")
+        return None
+    try:
+        record()
+    except Exception as exc:  # the answer is out: a second line would break the host's JSON
+        _log_error(roots, type(exc).__name__, str(exc).splitlines()[0][:200] if str(exc) else "")
+    return None  # answered above
+
+
+def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str] | None:
+    """The view, the lessons recall chose for the prompt, and a note; None when recall is off."""
     view, current = _read_view(roots)
     note = ""
     last = view if _servable(view) else None  # the last complete view, maybe one write old
@@ -238,52 +324,44 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     if view is not None and current and not view.get("enabled", True):
         return None
     if current and view is not None and _servable(view):
-        chosen = [] if view.get("empty") else view["lessons"]
-    else:
-        from rose.errors import StoreLocked
-        from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
+        return view, [] if view.get("empty") else view["lessons"], note
+    from rose.errors import StoreLocked
+    from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
 
-        try:
-            view, chosen, note = recall_for_hook(prompt, roots, payload.get("cwd"))
-        except StoreLocked:
-            if last is None:
-                raise
-            view, note = last, "as of the last write (the store is busy)"
-            chosen = [] if last.get("empty") else last["lessons"]
-        if not view or not view.get("enabled", True):
-            return None
-    sid = _session_id(payload)
-    path = session_path(roots[0][0], sid)
-    rec = load_session(path, sid)
-    rec["turn"] = int(rec.get("turn", 0)) + 1
-    result = pack(view, chosen, rec, turn=rec["turn"])
-    result.note = note
-    save_session(path, rec)
-    # A unit of work begins: the session log keeps what it had in context, for its episode.
-    in_context = [i["id"] for i in (*result.full, *result.refreshed, *result.fresh)]
-    unit = {"turn": rec["turn"], "prompt": prompt[:PROMPT_CHARS], "served": in_context}
-    sessions.append(roots[0][0], sid, "prompt", **unit)
-    if not chosen:
+    try:
+        view, chosen, note = recall_for_hook(prompt, roots, cwd)
+    except StoreLocked:
+        if last is None:
+            raise
+        view, note = last, "as of the last write (the store is busy)"
+        chosen = [] if last.get("empty") else last["lessons"]
+    if not view or not view.get("enabled", True):
         return None
-    append_event(
-        Path(roots[0][0]) / "events.jsonl",
-        "inject",
-        {
-            "session": sid,
-            "full": [i["id"] for i in result.full],
-            "refreshed": [i["id"] for i in result.refreshed],
-            "fresh": len(result.fresh),
-            "tokens": result.tokens,
-            "degraded": note,
-        },
-    )
-    out: dict = {"systemMessage": result.status}
-    if result.block:
-        out["hookSpecificOutput"] = {
-            "hookEventName": _HOST_NAMES["user-prompt-submit"],
-            "additionalContext": result.block,
-        }
-    return out
+    from rose.store.facade import take_notices  # what the slow path repaired (a rebuilt index)
+
+    repaired = take_notices()
+    return view, chosen, " · ".join([*repaired, note] if note else repaired)
+
+
+def _inject_event(sid: str, result: Pack) -> dict:
+    return {
+        "session": sid,
+        "full": [i["id"] for i in result.full],
+        "refreshed": [i["id"] for i in result.refreshed],
+        "fresh": len(result.fresh),
+        "deferred": [i["id"] for i in result.deferred],
+        "too_big": [i["id"] for i in result.too_big],
+        "host": result.host,
+        "tokens": result.tokens,
+        "size": result.size,
+        "degraded": result.note,
+    }
+
+
+def _log_error(roots, error: str, detail: str) -> None:
+    with contextlib.suppress(OSError):
+        event = {"hook": "user-prompt-submit", "error": error, "detail": detail}
+        append_event(Path(roots[0][0]) / "events.jsonl", "error", event)
 
 
 _HANDLERS = {

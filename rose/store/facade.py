@@ -3,22 +3,47 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rose import config as configmod
 from rose.atomic import write_json, write_text
-from rose.errors import CycleError, LessonNotFound, RoseError, StoreNotFound
+from rose.errors import (
+    CycleError,
+    GraphDamaged,
+    LessonNotFound,
+    QueryError,
+    RoseError,
+    StoreNotFound,
+)
 from rose.events import append_event
-from rose.graph.engine import Graph, open_graph, remove_database
+from rose.graph.engine import Graph, open_graph, query_damage, remove_database, set_aside
 from rose.graph.rows import episode_from_row, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Episode, Node, now
 from rose.store.layout import StoreDir, find_project_root, global_root
 from rose.store.nodefile import dump_episode, dump_node
+
+#: A few words for each repair this process made to a store (a damaged database rebuilt)
+#: that no status line has shown yet: the prompt hook takes them for its own.
+_NOTICES: list[str] = []
+
+
+def notify(line: str, short: str) -> None:
+    """Tell the user what was repaired: the whole line on stderr now, a few words for later."""
+    _NOTICES.append(short)
+    print(f"rose: {line}", file=sys.stderr)
+
+
+def take_notices() -> list[str]:
+    """The repairs not yet shown in a status line, oldest first; each is handed out once."""
+    taken = _NOTICES[:]
+    _NOTICES.clear()
+    return taken
 
 
 @dataclass(frozen=True)
@@ -86,21 +111,95 @@ class Store:
     def graph(self, *, deadline_s: float | None = None, full: bool = False) -> Iterator[Graph]:
         """Open the graph, bring it up to date with the files, and close it afterwards.
 
-        Hold it only for quick work: under kuzu every other process waits meanwhile.
+        Hold it only for quick work: under kuzu every other process waits meanwhile. A
+        damaged database is moved aside and rebuilt from the files, and the user told; one
+        found damaged only by the work inside is moved aside for the next command.
         """
         deadline = deadline_s if deadline_s is not None else self.lock_timeout_s
-        for attempt in (1, 2):
-            with open_graph(self.graph_path, self.engine, deadline_s=deadline) as g:
-                try:
-                    self.last_sync = sync(g, self.dirs, full=full)
-                except SchemaOutdated:
-                    if attempt == 2:
-                        raise
-                else:
-                    self._refresh_view(g)
-                    yield g
-                    return
-            remove_database(self.graph_path)  # built by another version: rebuild from files
+        stack, g, healed = self._synced(deadline, full)
+        with stack:
+            try:
+                if healed:
+                    self._rebuilt(*healed)
+                self._refresh_view(g)
+                yield g
+            except QueryError as exc:
+                if not exc.damaged:
+                    raise
+                stack.close()  # closed before it is moved
+                raise self._damaged_in_use(exc) from None
+
+    def _synced(
+        self, deadline: float, full: bool
+    ) -> tuple[ExitStack, Graph, tuple[GraphDamaged, Path] | None]:
+        """The graph, open and up to date, and (the damage, where it went) if it was healed.
+
+        A database built for another schema is deleted and rebuilt; a damaged one (it fails
+        to open, or to sync) is moved aside and rebuilt; each at most once.
+        """
+        path = self.graph_path
+        outdated, first, healed = False, None, None
+        while True:
+            stack = ExitStack()
+            try:
+                g = stack.enter_context(open_graph(path, self.engine, deadline_s=deadline))
+                self.last_sync = sync(g, self.dirs, full=full)
+                return stack, g, healed
+            except SchemaOutdated:
+                stack.close()
+                if outdated:
+                    raise
+                outdated = True
+                remove_database(path)  # built by another version: rebuild from files
+            except (GraphDamaged, QueryError) as exc:
+                stack.close()
+                if isinstance(exc, QueryError) and not exc.damaged:
+                    raise
+                damage = exc if isinstance(exc, GraphDamaged) else query_damage(path, exc)
+                if first is not None:
+                    why = f"a new one fails too: {damage.detail}"
+                    raise GraphDamaged(path, first.detail, why) from None
+                first = damage
+                moved = self._set_aside(damage)
+                healed = (damage, moved) if moved else None
+            except BaseException:
+                stack.close()
+                raise
+
+    def _set_aside(self, damage: GraphDamaged) -> Path | None:
+        try:
+            return set_aside(self.graph_path, self.engine, damage)
+        except OSError as exc:
+            why = f"moving it aside failed: {exc}"
+            raise GraphDamaged(self.graph_path, damage.detail, why) from None
+
+    def _damaged_in_use(self, exc: QueryError) -> GraphDamaged:
+        """The error for damage met by the work inside: moved aside for the next command."""
+        damage = query_damage(self.graph_path, exc)
+        moved = self._set_aside(damage)
+        self.log(
+            "graph-damaged",
+            {"path": str(damage.path), "reason": damage.detail, "moved_to": str(moved or "")},
+        )
+        return GraphDamaged(damage.path, damage.detail, moved_to=moved)
+
+    def _rebuilt(self, damage: GraphDamaged, moved: Path) -> None:
+        report = self.last_sync
+        self.log(
+            "graph-rebuilt",
+            {
+                "path": str(damage.path),
+                "reason": damage.detail,
+                "moved_to": str(moved),
+                "read": report.read,
+                "seconds": round(report.seconds, 3),
+            },
+        )
+        notify(
+            f"the graph database {damage.path} was damaged ({damage.detail}); "
+            f"moved it to {moved.name} and rebuilt it from the files ({report.read} read)",
+            "index rebuilt (it was damaged)",
+        )
 
     def read(self, name: str, **params: Any) -> list[dict]:
         """Run one named read query on an up-to-date graph."""
@@ -183,6 +282,17 @@ class Store:
         self.log("write", {"id": node.id, "scope": node.scope, "level": node.level})
         return node
 
+    def _save_unindexed(self, node: Node, scope: str, exc: GraphDamaged) -> Node:
+        """Write a new, unlinked lesson's file without the graph; the next open reads it in."""
+        node.scope = scope  # type: ignore[assignment]
+        node.updated = now()
+        node = _redacted(node)
+        target = self.dir_for(node.scope).node_path(node.family, node.id)
+        write_text(target, dump_node(node))
+        self.log("write", {"id": node.id, "scope": node.scope, "unindexed": exc.detail})
+        notify(f"lesson written to {target}, but not indexed: {exc}", "lesson saved, not indexed")
+        return node
+
     def _check_links(self, g: Graph, node: Node) -> None:
         """Refuse links to unknown lessons and links that would close a cycle.
 
@@ -250,9 +360,19 @@ class Store:
             family=slug(family) if family else "general",
             origin="manual",
         )
-        node = self.save(node, scope=scope or "project")
-        self.log("add", {"id": node.id, "scope": node.scope})
+        try:
+            node = self.save(node, scope=scope or "project")
+        except GraphDamaged as exc:  # the lesson is kept even when the index cannot be
+            node = self._save_unindexed(node, scope or "project", exc)
+        why = self.too_big(node)  # accepted, and the CLI warns: it would never be served
+        self.log("add", {"id": node.id, "scope": node.scope, **({"too_big": why} if why else {})})
         return node
+
+    def too_big(self, node: Node) -> str:
+        """Why `node` can never be served under the recall budget, or "" when it can."""
+        from rose.store import view as recall_view
+
+        return recall_view.budget_warning(node.model_dump(), self.config.recall.max_pack_tokens)
 
     # -- episodes --------------------------------------------------------------------------
 
@@ -371,9 +491,24 @@ class Store:
             out.append(Problem(r["path"], f"links to {r['missing']}, which does not exist"))
         dag = nx.DiGraph((r["parent"], r["child"]) for r in g.q("edges_all"))
         paths = {r["id"]: r["path"] for r in g.q("lessons_all")}
-        for cyc in nx.simple_cycles(dag):
-            ring = " -> ".join([*cyc, cyc[0]])
-            out.append(Problem(paths.get(cyc[0], cyc[0]), f"part of a cycle: {ring}"))
+        for ring in sorted(sorted(c) for c in nx.strongly_connected_components(dag)):
+            if len(ring) == 1 and not dag.has_edge(ring[0], ring[0]):
+                continue
+            loop = [a for a, _ in nx.find_cycle(dag.subgraph(ring), ring[0])]
+            names = " -> ".join([*loop, loop[0]])
+            if len(loop) < len(ring):
+                names += "; also in it: " + ", ".join(i for i in ring if i not in loop)
+            from_outside = sorted({p for c in ring for p in dag.predecessors(c)} - set(ring))
+            effect = (
+                f"recall reaches them only through {', '.join(from_outside)}"
+                if from_outside
+                else f"{'both' if len(ring) == 2 else f'all {len(ring)}'} are out of recall"
+            )
+            reason = (
+                f"part of a cycle of links ({names}): {effect} until a parents/derived_from "
+                "link between them is removed"
+            )
+            out += [Problem(paths.get(i, i), reason) for i in ring]
         return out
 
     def log(self, kind: str, data: dict | None = None) -> None:
