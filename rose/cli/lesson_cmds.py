@@ -39,8 +39,12 @@ def add(
     if scope not in ("project", "global"):
         raise typer.BadParameter("must be project or global", param_hint="--scope")
     text = sys.stdin.read() if body == "-" else body
-    node = Store.open().add(text, title=title, family=family, scope=scope)
+    store = Store.open()
+    node = store.add(text, title=title, family=family, scope=scope)
     typer.echo(f"added {node.id} · {node.family} · {node.title}")
+    why = store.too_big(node)
+    if why:
+        typer.echo(f"rose: warning: {why}", err=True)
 
 
 def tree(

@@ -10,7 +10,7 @@ from typing import Any
 from rose.events import read_events
 from rose.graph.engine import version
 from rose.host.jobs import summary as jobs_summary
-from rose.models import Stats
+from rose.models import SERVABLE, Stats
 from rose.store.facade import Store
 
 
@@ -21,7 +21,8 @@ def status(store: Store) -> dict[str, Any]:
         episodes = g.q("episode_count")[0]
         apexes = g.q("apexes", scope="")
         conflicts = g.q("conflicts")
-        problems = store.problems(g)
+        problems = [{"path": p.path, "reason": p.reason} for p in store.problems(g)]
+        problems += never_served(g, store.config.recall.max_pack_tokens)
     by_level: dict[str, int] = {}
     by_status: dict[str, int] = {}
     for r in levels:
@@ -57,10 +58,7 @@ def status(store: Store) -> dict[str, Any]:
             for a in apexes
         ],
         "conflicts": len(conflicts),
-        "health": {
-            "ok": not problems,
-            "problems": [{"path": p.path, "reason": p.reason} for p in problems],
-        },
+        "health": {"ok": not problems, "problems": problems},
         "config": {
             "ok": not store.config.problems,
             "problems": [
@@ -71,6 +69,27 @@ def status(store: Store) -> dict[str, Any]:
         "jobs": jobs_summary(store.primary),
         "spend": spend(store.primary.events),
     }
+
+
+def never_served(g: Any, budget: int) -> list[dict[str, str]]:
+    """Servable lessons too large to serve even alone (the budget, or what a host passes on).
+
+    Only lessons near the bound are rendered to be measured exactly: a large store of
+    ordinary lessons costs one listing.
+    """
+    from rose.store import view as recall_view
+
+    near = (min(budget, recall_view.HOST_CHARS // 4) - 100) // 2  # frame, patches: generously
+    rows = [r for r in g.q("lessons_all") if r["status"] in SERVABLE and r["tokens"] >= near]
+    if not rows:
+        return []
+    paths = {r["id"]: r["path"] for r in rows}
+    out = []
+    for r in g.q("lesson_get", ids=sorted(paths)):
+        why = recall_view.budget_warning(r["lesson"], budget)
+        if why:
+            out.append({"path": paths[r["lesson"]["id"]], "reason": why})
+    return sorted(out, key=lambda p: p["path"])
 
 
 def spend(events: Path, *, hours: float = 24) -> dict[str, Any]:

@@ -30,9 +30,29 @@ def as_dict(res: RecallResult, result: Pack) -> dict:
         "model_calls": res.calls,
         "degraded": res.degraded,
         "tokens": result.tokens,
+        "size": result.size,
+        "packed": _packed(result),
         "status": result.status if res.chosen else "",
         "block": result.block,
     }
+
+
+_FORMS = (
+    ("full", "full"),
+    ("refreshed", "reminder"),
+    ("fresh", "in context"),
+    ("deferred", "deferred"),
+    ("too_big", "too big"),
+)
+
+
+def _packed(result: Pack) -> list[dict]:
+    """Each chosen lesson, whole title, and what the block did with it."""
+    return [
+        {"id": i["id"], "title": i["title"], "form": form}
+        for attr, form in _FORMS
+        for i in getattr(result, attr)
+    ]
 
 
 def render(res: RecallResult, result: Pack) -> str:
@@ -49,6 +69,13 @@ def render(res: RecallResult, result: Pack) -> str:
         closed = [v for v in res.verdicts if v.verdict == "unrelated"]
         if closed:
             out.append(f"  never opened: {', '.join(v.id for v in closed)} (judged unrelated)")
+    if res.chosen:
+        budget = "" if result.budget is None else f" of {result.budget}"
+        out.append(
+            f"== packed: {result.tokens}{budget} tokens, {result.size:,} of the "
+            f"{result.most:,} {result.unit} {result.host} passes on whole"
+        )
+        out += [f"  {p['form']:9} {p['id']}  {p['title']}" for p in _packed(result)]
     out.append("== injected block" + ("" if result.block else ": nothing"))
     if result.block:
         out.append(result.block)

@@ -3,7 +3,8 @@
 Shared by the prompt hook's fast path (which reads the recall view) and the full
 recall (which chose the lessons with the model): per-session served state decides
 full body, one-line reminder or skip; the block is the view's pre-rendered pieces
-joined in a stable order; the status line says what happened.
+joined in a stable order, never past the token budget nor what the host passes on
+whole; the status line says what happened, in one short line.
 """
 
 from __future__ import annotations
@@ -14,36 +15,100 @@ import os
 from rose import tokens
 from rose.atomic import write_json
 
+# What each host hands the model whole, in the unit it measures; anything longer is
+# replaced, without telling the user. Claude Code keeps additionalContext up to 10,000
+# characters (JavaScript length: UTF-16 code units) and serves a 2,000-character preview
+# of anything longer. Codex keeps hook output up to 2,500 tokens counted as
+# ceil(UTF-8 bytes / 4), so 10,000 bytes, and spills the rest to a file.
+HOSTS: dict[str, tuple[str, int, str]] = {
+    "claude": ("Claude Code", 10_000, "utf-16-le"),
+    "codex": ("Codex", 10_000, "utf-8"),
+}
+# A host we cannot tell gets the stricter bound: UTF-8 bytes are never fewer than UTF-16 units.
+UNKNOWN_HOST = ("the host", 10_000, "utf-8")
+
+STATUS_CHARS = 100  # the status line fits under a prompt
+TITLE_CHARS = 24  # a title in the status line, ellipsis included
+TITLE_LEAST = 12  # shorter than this a title says little: "+N" instead
+
+
+def host_bound(host: str | None) -> tuple[str, int, str]:
+    """(name, most units passed whole, encoding that counts them) for `host`."""
+    return HOSTS.get(host or "", UNKNOWN_HOST)
+
+
+def _size(text: str, encoding: str) -> int:
+    units = len(text.encode(encoding, "surrogatepass"))
+    return units // 2 if encoding.startswith("utf-16") else units
+
+
+def _tokens(chars: int) -> int:
+    """`rose.tokens.count` of a text `chars` long, to fit pieces before joining them."""
+    return max(1, (chars + 3) // 4) if chars else 0
+
+
+def _unit(encoding: str) -> str:
+    return "characters" if encoding.startswith("utf-16") else "bytes"
+
+
+def _short(text: str, most: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[: max(most - 1, 0)].rstrip() + "…"
+
 
 class Pack:
-    """What one prompt gets: lessons in full, refreshed, or skipped as still in context."""
+    """What one prompt gets: lessons in full, refreshed, skipped as still in context, or cut."""
 
     def __init__(self, note: str = ""):
         self.full: list[dict] = []
         self.refreshed: list[dict] = []
         self.fresh: list[dict] = []  # still in context: skipped
+        self.deferred: list[dict] = []  # did not fit this time: not served, eligible next prompt
+        self.too_big: list[dict] = []  # does not fit even alone: never served as things stand
+        self.cut_by = ""  # what the deferred did not fit: "budget", or the host's "size limit"
+        self.host, self.most, encoding = UNKNOWN_HOST  # whom the block is for, and its bound
+        self.unit = _unit(encoding)
+        self.budget: int | None = None
         self.block = ""
         self.tokens = 0
+        self.size = 0  # the block in the host's own unit
         self.note = note  # e.g. why recall degraded
 
     @property
     def status(self) -> str:
+        """Counts, tokens and a few short titles in about 100 characters (`rose trace` has all)."""
         n = len(self.full)
-        parts = [f"ROSE · {n} lesson{'s' if n != 1 else ''} · {self.tokens} tok"]
-        if self.full:
-            titles = [item["title"] for item in self.full]
-            shown = ", ".join(titles[:3]) + (f" +{len(titles) - 3}" if len(titles) > 3 else "")
-            parts[0] += f" — {shown}"
-        extra = []
+        head = f"ROSE · {n} lesson{'s' if n != 1 else ''} · {self.tokens} tok"
+        rest = []
         if self.refreshed:
-            extra.append(f"{len(self.refreshed)} refreshed")
+            rest.append(f"{len(self.refreshed)} refreshed")
         if self.fresh:
-            extra.append(f"{len(self.fresh)} already in context")
-        if extra:
-            parts.append(", ".join(extra))
+            rest.append(f"{len(self.fresh)} in context")
+        if self.deferred:
+            rest.append(f"{len(self.deferred)} deferred ({self.cut_by})")
+        if self.too_big:
+            rest.append(f"{len(self.too_big)} too big (rose status)")
+        tail = "".join(f" · {p}" for p in rest)
         if self.note:
-            parts.append(self.note)
-        return " · ".join(parts)
+            tail += " · " + _short(self.note, max(STATUS_CHARS - len(head) - len(tail) - 3, 24))
+        titles = _titles([i["title"] for i in self.full], STATUS_CHARS - len(head) - len(tail) - 3)
+        return head + (f" — {titles}" if titles else "") + tail
+
+
+def _titles(titles: list[str], room: int) -> str:
+    """As many shortened titles as fit `room`, then "+N" for the rest ("" when none fits)."""
+    shown: list[str] = []
+    for i, title in enumerate(titles):
+        left = len(titles) - i - 1
+        used = len(", ".join(shown)) + (2 if shown else 0) + (len(f" +{left}") if left else 0)
+        most = min(TITLE_CHARS, room - used)
+        if most < TITLE_LEAST:
+            break
+        shown.append(_short(title, most))
+    if not shown:
+        return ""
+    left = len(titles) - len(shown)
+    return ", ".join(shown) + (f" +{left}" if left else "")
 
 
 def session_path(store_root: str, session_id: str) -> str:
@@ -68,25 +133,70 @@ def save_session(path: str, rec: dict) -> None:
     write_json(Path(path), rec, compact=True, durable=False)  # scratch: rebuilt if lost
 
 
-def pack(view: dict, chosen: list[dict], session: dict, *, turn: int) -> Pack:
-    """Decide each chosen lesson's form from the session record, and update the record."""
+class _Fit:
+    """The block's size as pieces join it, in characters (tokens) and in the host's unit."""
+
+    SEP = 2  # "\n\n" between pieces: two characters, two units in either encoding
+
+    def __init__(self, view: dict, host: str | None):
+        self.host, self.most, self.encoding = host_bound(host)
+        budget = view.get("budget")
+        self.budget = int(budget) if isinstance(budget, int) else None
+        self.chars = len(view["head"]) + len(view["tail"]) + self.SEP
+        self.size = _size(view["head"], self.encoding) + _size(view["tail"], self.encoding)
+        self.size += self.SEP
+        self.frame = (self.chars, self.size)
+
+    def why_not(self, piece: str, *, alone: bool = False) -> str:
+        """What `piece` would break if added ("" when it fits): the budget or the host's limit."""
+        chars, size = self.frame if alone else (self.chars, self.size)
+        chars += len(piece) + self.SEP
+        size += _size(piece, self.encoding) + self.SEP
+        if self.budget is not None and _tokens(chars) > self.budget:
+            return "budget"
+        return "size limit" if size > self.most else ""
+
+    def add(self, piece: str) -> None:
+        self.chars += len(piece) + self.SEP
+        self.size += _size(piece, self.encoding) + self.SEP
+
+
+def pack(
+    view: dict, chosen: list[dict], session: dict, *, turn: int, host: str | None = None
+) -> Pack:
+    """Decide each chosen lesson's form from the session record, and update the record.
+
+    Pieces join in the chosen order while the block stays within the view's token budget
+    and what `host` passes on whole ("claude", "codex"; unknown: the stricter). A lesson
+    left out is not marked served, so it stays eligible on the next prompt.
+    """
     fresh_turns = int(view.get("fresh_turns", 8))
     served = session.setdefault("served", {})
     out = Pack()
+    fit = _Fit(view, host)
+    out.host, out.most, out.unit, out.budget = fit.host, fit.most, _unit(fit.encoding), fit.budget
     pieces: list[str] = []
     for item in chosen:
         seen = served.get(item["id"])
-        if seen is None:
-            out.full.append(item)
-            pieces.append(item["full"])
-            served[item["id"]] = {"turn": turn, "form": "full"}
-        elif turn - int(seen.get("turn", 0)) < fresh_turns:
+        if seen is not None and turn - int(seen.get("turn", 0)) < fresh_turns:
             out.fresh.append(item)
-        else:
-            out.refreshed.append(item)
-            pieces.append(item["refresher"])
-            served[item["id"]] = {"turn": turn, "form": "refresher"}
+            continue
+        form = "full" if seen is None else "refresher"
+        piece = item[form]
+        why = fit.why_not(piece)
+        if why:
+            if fit.why_not(piece, alone=True):
+                out.too_big.append(item)
+            else:
+                out.deferred.append(item)
+                out.cut_by = out.cut_by or why
+            continue
+        fit.add(piece)
+        pieces.append(piece)
+        (out.full if form == "full" else out.refreshed).append(item)
+        served[item["id"]] = {"turn": turn, "form": form}
     if pieces:
         out.block = "\n\n".join([view["head"], *pieces, view["tail"]])
         out.tokens = tokens.count(out.block)
+        out.size = fit.size
     return out

@@ -57,16 +57,25 @@ def _ranked(items: list[dict], budget: int) -> list[dict]:
     return _within(sorted(items, key=key), budget)
 
 
-def _within(items: list[dict], budget: int) -> list[dict]:
-    """The longest prefix that fits `budget` (at least one item: something is better than none)."""
+def _within(items: list[dict], room: int) -> list[dict]:
+    """The items, in order, that fit `room` tokens (from `_room`); one that does not is skipped.
+
+    Each costs its estimate plus one token for the blank line before it: the rounding of the
+    parts never undercounts the joined block, so what fits here fits the block exactly.
+    """
     out: list[dict] = []
     used = 0
     for item in items:
-        cost = recall_view.estimate(item)
-        if used + cost <= budget or not out:
+        cost = recall_view.estimate(item) + 1
+        if used + cost <= room:
             out.append(item)
             used += cost
     return out
+
+
+def _room(view: dict, budget: int) -> int:
+    """The budget left for lessons once the block's frame (head, tail, last blank line) is paid."""
+    return budget - view.get("frame_tokens", 0) - 1
 
 
 def _materialise(store: Store, chosen: list[dict]) -> list[dict]:
@@ -118,7 +127,7 @@ def recall(
         return _degrade(res, store, budget, _short(exc))
     rank = {v.id: _ORDER.get(v.verdict, 9) for v in res.verdicts}
     picked = sorted(res.chosen, key=lambda item: (rank.get(item["id"], 9), -item["level"]))
-    res.chosen = _within(_materialise(store, picked), budget - view.get("frame_tokens", 0))
+    res.chosen = _within(_materialise(store, picked), _room(view, budget))
     dropped = len(picked) - len(res.chosen)
     if dropped:
         res.decisions.append(f"{dropped} chosen lesson(s) left out: over the {budget}-token budget")
@@ -133,7 +142,7 @@ def _short(exc: Exception) -> str:
 
 def _degrade(res: RecallResult, store: Store, budget: int, why: str) -> RecallResult:
     res.degraded = why
-    room = budget - res.view.get("frame_tokens", 0)
+    room = _room(res.view, budget)
     ranked = _ranked(store.read("apexes", scope=""), room)
     res.chosen = _within(_materialise(store, ranked), room)
     res.decisions.append(f"degraded ({why}): served the budget-ranked apexes")

@@ -19,7 +19,7 @@ from rose.models import shown_title
 from rose.prompt_files import template_text
 from rose.store import scan
 
-FORMAT = 4  # 4: no title where it repeats the body's opening
+FORMAT = 5  # 5: total_tokens is the joined block's exact count (4: no repeated title)
 
 
 @cache
@@ -91,6 +91,36 @@ def estimate(row: dict) -> int:
     return row.get("full_tokens") or row["tokens"] + WRAP_TOKENS
 
 
+def block(head: str, pieces: list[str], tail: str) -> str:
+    """The injected block: the frame around the pieces, a blank line between each."""
+    return "\n\n".join([head, *pieces, tail])
+
+
+# The longest block any host passes on whole, in UTF-16 units (Claude Code's measure, the
+# looser of the two): `rose.loop.pack.HOSTS` has each host's bound.
+HOST_CHARS = 10_000
+
+
+def budget_warning(lesson: dict, budget: int) -> str:
+    """Why `lesson` (a `lesson_get` row or a Node's dump) can never be served, or "" if it can.
+
+    Served alone its block must fit `budget` tokens and what a host passes on whole; past
+    either, every prompt leaves it out.
+    """
+    text = block(render("inject/head"), [fragments(lesson)[0]], render("inject/tail"))
+    cost = tokens.count(text)
+    if cost > budget:
+        over = f"over recall.max_pack_tokens ({budget:,})"
+    elif len(text.encode("utf-16-le", "surrogatepass")) // 2 > HOST_CHARS:
+        over = f"longer than Claude Code or Codex passes on whole ({HOST_CHARS:,} characters)"
+    else:
+        return ""
+    return (
+        f"{lesson['id']} alone is {cost:,} tokens, {over}: it is never served; "
+        "split it into smaller lessons" + (" or raise the budget" if cost > budget else "")
+    )
+
+
 def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> dict:
     """The view for the graph as it is now; `states` is the file scan the graph was synced to.
 
@@ -112,7 +142,7 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
             r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=[a["id"] for a in apexes])
         }
         lessons = [item(rows[a["id"]]) for a in apexes]
-        total = frame + sum(i["full_tokens"] for i in lessons)
+        total = tokens.count(block(head, [i["full"] for i in lessons], tail))
     fits = bool(count) and total <= budget
     return {
         "format": FORMAT,
