@@ -58,6 +58,7 @@ def _root(
 
 # One module per command group, each with register(app); listed in `rose --help` order.
 _GROUPS = (
+    "demo_cmds",
     "store_cmds",
     "jobs_cmds",
     "lesson_cmds",

@@ -7,6 +7,8 @@ Imports of the backends are deferred to `make_backend`, so importing this module
 from __future__ import annotations
 
 import shutil
+from functools import lru_cache
+from typing import Any
 
 from rose.errors import BackendUnavailable
 from rose.model.base import Backend
@@ -31,7 +33,7 @@ def make_backend(name: str, *, model: str | None = None) -> Backend:
 
         return ScriptedBackend()
     if key == "simulated":
-        return _simulated()
+        return _simulated(model or "")
     raise BackendUnavailable(
         name,
         f"no backend by that name; choose one of {', '.join(BACKENDS)} "
@@ -44,7 +46,56 @@ def available_backends() -> dict[str, str | None]:
     return {name: shutil.which(binary) for name, binary in CLI_BINARIES.items()}
 
 
-def _simulated() -> Backend:
+#: What `model` may set for the simulated backend, and each knob's type.
+SIMULATED_KNOBS: dict[str, type] = {
+    "seed": int,
+    "size": str,
+    "noise": float,
+    "under_report": float,
+    "over_cut": float,
+}
+
+_KIND_WORDS = {int: "a whole number", float: "a number", str: "a word"}
+
+
+def simulated_model(**knobs: int | float | str) -> str:
+    """The `model` setting that selects a simulated world and its knobs (`seed=3,noise=0.1`)."""
+    unknown = sorted(set(knobs) - set(SIMULATED_KNOBS))
+    if unknown:
+        raise ValueError(f"not a simulated backend knob: {', '.join(unknown)}")
+    return ",".join(f"{k}={v}" for k, v in knobs.items())
+
+
+def _simulated_knobs(model: str) -> dict[str, int | float | str]:
+    knobs: dict[str, int | float | str] = {}
+    for part in model.replace(" ", ",").split(","):
+        if not part:
+            continue
+        name, eq, raw = (p.strip() for p in part.partition("="))
+        kind = SIMULATED_KNOBS.get(name)
+        if not eq or kind is None:
+            raise BackendUnavailable(
+                "simulated",
+                f"model {model!r} names no simulated world: give knob=value pairs, comma-"
+                f"separated, from {', '.join(SIMULATED_KNOBS)} (e.g. `seed=3,noise=0.1`), "
+                "or leave `model` empty for world 0",
+            )
+        try:
+            knobs[name] = kind(raw)
+        except ValueError:
+            raise BackendUnavailable(
+                "simulated", f"model {model!r}: {name} must be {_KIND_WORDS[kind]}, not {raw!r}"
+            ) from None
+    return knobs
+
+
+def _simulated(model: str = "") -> Backend:
+    """The simulated world's model; `model` picks the world and its knobs (empty: world 0).
+
+    The setting lives in the store's config, so every process that opens the store (a hook,
+    `rose trace`, a detached job) answers from the world the store was built from.
+    """
+    knobs = _simulated_knobs(model)
     try:
         from rose.sim.backend import SimulatedBackend
     except ImportError as exc:
@@ -53,4 +104,22 @@ def _simulated() -> Backend:
             f"the simulated world could not be loaded ({exc}); it ships with the rose "
             "package, so reinstall it, or choose a real backend with `rose config agent claude`",
         ) from exc
-    return SimulatedBackend()
+    seed = int(knobs.get("seed", 0))
+    try:
+        return SimulatedBackend(
+            _world(seed, str(knobs.get("size", "default"))),
+            seed=seed,
+            noise=float(knobs.get("noise", 0.0)),
+            under_report=float(knobs.get("under_report", 0.0)),
+            over_cut=float(knobs.get("over_cut", 0.0)),
+        )
+    except ValueError as exc:
+        raise BackendUnavailable("simulated", f"model {model!r}: {exc}") from None
+
+
+@lru_cache(maxsize=4)
+def _world(seed: int, size: str) -> Any:
+    """A world is immutable and takes tens of milliseconds to draw: once a process will do."""
+    from rose.sim.world import World
+
+    return World.generate(seed, size=size)

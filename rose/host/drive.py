@@ -1,0 +1,281 @@
+"""Driving ROSE's hooks from inside one process, as Claude Code drives them from outside.
+
+For `rose demo` and the quality benchmark: a store of its own in a folder of its own,
+lessons seeded into it through the Store, and each session run through the real hook
+entry point (`rose.host.hooks.main`: the host's JSON payload on stdin, its answer read back
+from stdout), so the prompt hook's every path (the recall view, the model-driven walk, the
+session record, the session log) runs as it does under a host. The one difference: the
+SessionEnd hook only hands its payload to a detached job, so here that job's own function
+(`rose.host.jobs.session_end`) runs at once in this process, and a session's episodes are on
+disk when it ends. `tests/test_demo_hooks.py` runs the same loop through `rose hook`
+processes and the real detached job.
+
+While a `HookHost` is open it owns the process's ROSE environment: `ROSE_HOME` is its
+store, no global store is layered under it, and settings in the environment are set aside,
+so the figures are those of the store's own settings. It never reads how the work went:
+what it reports (model calls, lessons, episodes, each stage's figures) is what the hooks
+and the store recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rose import config
+from rose.errors import RoseError
+from rose.host import hooks
+from rose.host.jobs import JobContext, session_end
+from rose.models import Node
+from rose.store.facade import Store
+from rose.store.layout import StoreDir
+
+#: The stages of the loop and whether each is built. The issue that builds a stage flips
+#: its line and fills its figures in `HookHost.metrics`; tests/test_demo_stages.py fails
+#: while a stage's module exists under rose/loop/ and this still says it is not built.
+STAGES: dict[str, bool] = {
+    "recall": True,
+    "episodes": True,
+    "reflection": False,
+    "attribution": False,
+    "consolidation": False,
+    "compression": False,
+    "descent": False,
+    "routing": False,
+}
+#: What each stage does, as the demo names it.
+DOES: dict[str, str] = {
+    "recall": "recall (the prompt hook chooses and injects lessons)",
+    "episodes": "episode recording (Stop and SessionEnd absorb the session log)",
+    "reflection": "reflection (minting lessons from sessions)",
+    "attribution": "attribution (which served lessons were used: precision)",
+    "consolidation": "consolidation (reconciling new lessons: conflicts)",
+    "compression": "compression (shorter forms checked by replay, merges)",
+    "descent": "descent (restoring dropped detail: rescues)",
+    "routing": "routing (selection rules)",
+}
+#: The module of each stage under rose/loop/ (episodes are recorded by the store).
+MODULES: dict[str, str] = {
+    "recall": "recall",
+    "reflection": "reflect",
+    "attribution": "attribute",
+    "consolidation": "consolidate",
+    "compression": "compress",
+    "descent": "descend",
+    "routing": "route",
+}
+#: The figures a stage owns: None until it is built.
+FIGURES: dict[str, tuple[str, ...]] = {
+    "reflection": ("minted",),
+    "attribution": ("precision",),
+    "consolidation": ("conflicts",),
+    "compression": (
+        "compressions_accepted",
+        "compressions_rejected",
+        "merges",
+        "held_out_pass_rate",
+    ),
+    "descent": ("rescues",),
+    "routing": ("rules", "routing_rules"),
+}
+#: The stages that call the model after a session rather than on the prompt's path.
+BACKGROUND = ("reflection", "attribution", "compression")
+
+
+def not_built() -> list[str]:
+    return [s for s, built in STAGES.items() if not built]
+
+
+@contextlib.contextmanager
+def isolated(root: Path) -> Iterator[None]:
+    """This process's ROSE environment pointed at the store `root` alone, then restored."""
+    # The engine choice stays: one process cannot load both engines.
+    names = [n for n in map(config.env_name, config.fields()) if n != "ROSE_GRAPH_ENGINE"]
+    names.append("ROSE_CHILD")
+    saved = {n: os.environ.get(n) for n in [*names, "ROSE_HOME", "ROSE_GLOBAL_HOME"]}
+    try:
+        for n in names:
+            os.environ.pop(n, None)
+        os.environ["ROSE_HOME"] = str(root)
+        os.environ["ROSE_GLOBAL_HOME"] = str(root.parent / "no-global-store")
+        yield
+    finally:
+        for n, v in saved.items():
+            if v is None:
+                os.environ.pop(n, None)
+            else:
+                os.environ[n] = v
+
+
+class Tally:
+    """The model calls an event log records as they are appended: each `take` counts the
+    judgements since the last one that reached the model (not answered from the cache) and
+    their simulated tokens; `error` events are kept in `errors`."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.errors: list[str] = []
+        self._offset = 0
+
+    def take(self) -> tuple[int, int]:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                data = fh.read()
+        except FileNotFoundError:
+            return 0, 0
+        whole = data[: data.rfind(b"\n") + 1]  # a line still being written waits
+        self._offset += len(whole)
+        calls = spent = 0
+        for line in whole.splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("kind") == "error":
+                self.errors.append(str(event.get("detail") or event.get("error") or "error"))
+            if event.get("kind") != "judge" or event.get("cached") or event.get("error"):
+                continue
+            calls += 1
+            sim = event.get("simulated") or {}
+            spent += int(sim.get("input_tokens", 0)) + int(sim.get("output_tokens", 0))
+        return calls, spent
+
+
+class HookHost:
+    """A store in `folder/.rose`, seeded with `lessons` (title, gist, body, and optionally
+    family and id), answering the agent through its hooks.
+
+    `model` is the backend's model setting (for the simulated backend, which world it is);
+    `settings` are more `key: value` settings for the store's config.yaml. Use it as a
+    context manager: the environment is the store's only while it is open.
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        agent: str = "simulated",
+        model: str = "",
+        lessons: Sequence[Mapping[str, str]] = (),
+        settings: Mapping[str, str] | None = None,
+    ):
+        self.folder = Path(folder)
+        self.root = self.folder / ".rose"
+        self.tally = Tally(self.root / "events.jsonl")
+        self._env = isolated(self.root)
+        self._open = False
+        self._seed(agent, model, lessons, settings or {})
+
+    def __enter__(self) -> HookHost:
+        self._env.__enter__()
+        self._open = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._open = False
+        self._env.__exit__(None, None, None)
+
+    def _seed(
+        self,
+        agent: str,
+        model: str,
+        lessons: Sequence[Mapping[str, str]],
+        settings: Mapping[str, str],
+    ) -> None:
+        with isolated(self.root):
+            store = Store.init(self.folder)
+            for key, value in {"agent": agent, "model": model, **settings}.items():
+                config.set_override(store.primary.config, key, value)
+            store = Store.open(self.folder)
+            for lesson in lessons:
+                store.save(
+                    Node(
+                        **({"id": lesson["id"]} if lesson.get("id") else {}),
+                        title=lesson["title"],
+                        gist=lesson["gist"],
+                        family=lesson.get("family") or "general",
+                        body=lesson["body"],
+                        origin="manual",
+                    )
+                )
+            store.view()
+        self.tally.take()  # what seeding logged is not the sessions' doing
+
+    # -- one session ------------------------------------------------------------------------
+
+    def _payload(self, session: str, host_event: str, **extra: Any) -> dict[str, Any]:
+        """The payload Claude Code sends with `host_event` (its name for the hook)."""
+        return {
+            "session_id": session,
+            "transcript_path": "",
+            "cwd": str(self.folder),
+            "permission_mode": "default",
+            "hook_event_name": host_event,
+            **extra,
+        }
+
+    def hook(self, event: str, payload: Mapping[str, Any]) -> dict | None:
+        """Run `rose hook <event>` in this process: the payload on stdin, the answer read back."""
+        if not self._open:
+            raise RoseError("a HookHost runs hooks only inside `with`: the store's environment")
+        out = io.StringIO()
+        stdin = sys.stdin
+        sys.stdin = io.StringIO(json.dumps(payload))
+        try:
+            with contextlib.redirect_stdout(out):
+                hooks.main([event])
+        finally:
+            sys.stdin = stdin
+        text = out.getvalue().strip()
+        return json.loads(text) if text else None
+
+    def prompt(self, session: str, text: str) -> dict[str, Any]:
+        """A new session and its first prompt: what the prompt hook injected, and its calls."""
+        self.hook("session-start", self._payload(session, "SessionStart", source="startup"))
+        payload = self._payload(session, "UserPromptSubmit", prompt=text)
+        answer = self.hook("user-prompt-submit", payload)
+        block = ((answer or {}).get("hookSpecificOutput") or {}).get("additionalContext", "")
+        calls, spent = self.tally.take()
+        return {"block": block, "calls": calls, "model_tokens": spent}
+
+    def end(self, session: str) -> dict[str, Any]:
+        """The agent stops and the session ends: Stop, then SessionEnd's job, in this process."""
+        self.hook("stop", self._payload(session, "Stop", stop_hook_active=False))
+        payload = self._payload(session, "SessionEnd", reason="prompt_input_exit")
+        session_end(JobContext(StoreDir(self.root, "project"), {"attempt": 1}, payload))
+        calls, spent = self.tally.take()
+        return {"calls": calls, "model_tokens": spent}
+
+    # -- what the store holds ---------------------------------------------------------------
+
+    def metrics(self) -> dict[str, Any]:
+        """The harness's own figures: lessons, apexes, levels, episodes, and each stage's
+        figures (None while the stage is not built)."""
+        store = Store(self.root, None)  # this store alone, open or not
+        with store.graph() as g:
+            levels = g.q("level_counts")
+            (apexes,) = g.q("apex_totals")
+            (episodes,) = g.q("episode_count")
+        active = [r for r in levels if r["status"] in ("active", "disputed")]
+        out: dict[str, Any] = {
+            "lessons": sum(r["n"] for r in active),
+            "apexes": int(apexes["apexes"]),
+            "max_level": max((r["level"] for r in active), default=None),
+            "episodes": int(episodes["n"]),
+            "store": str(self.root),
+            "hook_errors": len(self.tally.errors),
+            "not_built": not_built(),
+        }
+        if not any(STAGES[s] for s in BACKGROUND):
+            out["background_calls_per_session"] = None
+        for stage, names in FIGURES.items():
+            if not STAGES[stage]:
+                out.update(dict.fromkeys(names))
+        return out

@@ -1,0 +1,250 @@
+"""The scoreboard's world side: a seeded stream of tasks worked through a host, and the score.
+
+A *host* is whatever serves memory: ROSE through its real hooks (`rose.host.drive`), or a
+benchmark arm (no memory, every lesson in full, relevance filtering alone). For each
+session the host is given the user's prompt and answers with the block it injects; the
+simulated agent works the task from that block, the user steers after a failure, and the
+host is told the session ended. The host never learns how the work went from the world:
+whatever it records, it records from what its own hooks saw.
+
+Every figure computed here is the world's, which alone knows each task's needs:
+
+- ``success_rate``: the agent's first attempt held, before any correction from the user;
+- ``tokens_per_prompt``: what the injected block costs (`rose.tokens`, as the harness
+  counts), frame included; ``frame_tokens_per_prompt``: the part of it that is not a
+  lesson's own text (preamble, tags, ids, titles);
+- ``recall``: of the facts the tasks needed and the agent did not already know, the share
+  whose true variant was in the block.
+
+The host adds what it can see of itself (model calls, lessons, episodes, the figures of
+each stage), through `metrics`. Rates are measured over the second half of the stream, after
+warm-up (`measured_from`), the trend over the whole of it (`over_time`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from rose import tokens
+from rose.sim import parse
+from rose.sim.agent import Agent
+from rose.sim.markers import strip
+from rose.sim.world import Task, World
+
+#: The figures every scoreboard reports, in this order; None where a stage is not built yet.
+KEYS = (
+    "sessions",
+    "success_rate",
+    "tokens_per_prompt",
+    "frame_tokens_per_prompt",
+    "precision",
+    "recall",
+    "model_calls_per_prompt",
+    "background_calls_per_session",
+    "model_tokens_per_prompt",
+    "lessons",
+    "minted",
+    "apexes",
+    "max_level",
+    "compressions_accepted",
+    "compressions_rejected",
+    "rescues",
+    "merges",
+    "conflicts",
+    "rules",
+    "routing_rules",
+    "held_out_pass_rate",
+    "episodes",
+    "store",
+)
+
+
+class Host(Protocol):
+    """What serves memory to the simulated agent, one session at a time.
+
+    `prompt` answers with ``{"block": the injected text, "calls": model calls made on the
+    prompt's path, "model_tokens": their simulated tokens}``; `end` with the same counts
+    for the work done once the session is over (``calls``, ``model_tokens``).
+    """
+
+    def prompt(self, session: str, text: str) -> Mapping[str, Any]: ...
+
+    def end(self, session: str) -> Mapping[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Record:
+    """One session as the world saw it."""
+
+    index: int
+    task: str
+    ok: bool  # the first attempt held, without the user's correction
+    steered: bool
+    tokens: int
+    frame: int
+    lessons: int  # lesson pieces in the block (in full or as reminders)
+    needed: int  # facts the task needed that the agent did not already know
+    present: int  # of those, the ones whose true variant the block held
+    calls: int
+    model_tokens: int
+    background_calls: int
+
+
+def stream(world: World, sessions: int, seed: int) -> list[Task]:
+    """The seeded order tasks arrive in: drawn with replacement, so work recurs."""
+    rng = random.Random(f"stream:{seed}")
+    return [rng.choice(world.tasks) for _ in range(sessions)]
+
+
+def seed_lessons(world: World) -> list[dict[str, str]]:
+    """The lessons a person would have written once every topic was learnt: one per topic,
+    in full (level 0), as id, title, gist, family and body.
+
+    The ids are fixed by the world, as a shared store's are by its files: the model's
+    prompts name lessons by id, and its (noisy) answers are drawn from its prompts, so a
+    rerun of the same seed sees the same answers.
+    """
+    return [
+        {
+            "id": "n_"
+            + hashlib.sha256(f"world {world.seed}: {d.family}".encode()).hexdigest()[:20],
+            "title": d.title,
+            "gist": d.gist,
+            "family": d.family,
+            "body": d.body,
+        }
+        for d in world.lessons()
+    ]
+
+
+def plain_prompt(task: Task) -> str:
+    """A task's prompt as a person would type it: without the world's bookkeeping marker."""
+    return strip(task.prompt)
+
+
+def frame_tokens(block: str) -> int:
+    """The tokens of `block` that are not lesson text: preamble, tags, ids and titles."""
+    if not block:
+        return 0
+    content = 0
+    for form, _lid, text in parse.injected(block):
+        if form == "lesson":
+            lines = text.strip("\n").splitlines()
+            if lines and lines[0].startswith("# "):
+                lines = lines[1:]  # the title is a label, not the lesson
+            content += tokens.count("\n".join(lines).strip())
+        elif form == "reminder":
+            content += tokens.count(text.partition(": ")[2] or text)
+    return max(0, tokens.count(block) - content)
+
+
+def run(
+    world: World,
+    host: Host,
+    *,
+    sessions: int,
+    seed: int = 0,
+    decay: float = 0.05,
+    progress: Callable[[int], None] | None = None,
+) -> list[Record]:
+    """Work `sessions` tasks of the seeded stream through `host`; one record a session."""
+    agent = Agent(world, seed=seed, decay=decay)
+    known = world.known
+    out: list[Record] = []
+    for i, task in enumerate(stream(world, sessions, seed)):
+        sid = f"sim-{seed}-{i:04d}"
+        served = host.prompt(sid, plain_prompt(task))
+        block = str(served.get("block") or "")
+        session = agent.session(task, block)
+        ended = host.end(sid)
+        held = set(world.facts_in(block))
+        needed = [f for f in task.needs if f not in known]
+        out.append(
+            Record(
+                index=i,
+                task=task.id,
+                ok=session.first.ok,
+                steered=session.steered,
+                tokens=tokens.count(block),
+                frame=frame_tokens(block),
+                lessons=sum(1 for form, _, _ in parse.injected(block) if form != "loose"),
+                needed=len(needed),
+                present=sum(1 for f in needed if f in held),
+                calls=int(served.get("calls", 0)),
+                model_tokens=int(served.get("model_tokens", 0)),
+                background_calls=int(ended.get("calls", 0)),
+            )
+        )
+        if progress is not None:
+            progress(1)
+    return out
+
+
+def measured(records: Sequence[Record]) -> list[Record]:
+    """The records after warm-up: the second half of the stream (all of it, for one)."""
+    return list(records[len(records) // 2 :])
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def pooled(runs: Sequence[Sequence[Record]]) -> dict[str, Any]:
+    """What the world measured over several streams (seeds), each after its own warm-up."""
+    after = [r for records in runs for r in measured(records)]
+    needed = sum(r.needed for r in after)
+    return {
+        "sessions": sum(len(records) for records in runs),
+        "measured_from": len(runs[0]) // 2 + 1 if runs and runs[0] else None,
+        "success_rate": _mean([float(r.ok) for r in after]),
+        "steered_rate": _mean([float(r.steered) for r in after]),
+        "tokens_per_prompt": _mean([r.tokens for r in after]),
+        "frame_tokens_per_prompt": _mean([r.frame for r in after]),
+        "lessons_per_prompt": _mean([r.lessons for r in after]),
+        "recall": round(sum(r.present for r in after) / needed, 4) if needed else None,
+        "model_calls_per_prompt": _mean([r.calls for r in after]),
+        "background_calls_per_session": _mean([r.background_calls for r in after]),
+        "model_tokens_per_prompt": _mean([r.model_tokens for r in after]),
+    }
+
+
+def over_time(records: Sequence[Record], buckets: int = 10) -> list[dict[str, Any]]:
+    """The stream in up to `buckets` consecutive slices: tokens per prompt and success in each."""
+    if not records:
+        return []
+    size = max(1, -(-len(records) // buckets))
+    out = []
+    for start in range(0, len(records), size):
+        part = records[start : start + size]
+        out.append(
+            {
+                "sessions": f"{start + 1}-{start + len(part)}",
+                "tokens_per_prompt": _mean([r.tokens for r in part]),
+                "success_rate": _mean([float(r.ok) for r in part]),
+            }
+        )
+    return out
+
+
+def metrics(runs: Sequence[Sequence[Record]], harness: Mapping[str, Any]) -> dict[str, Any]:
+    """One object for the streams of `runs` (one per seed), pooled: every key of `KEYS` (the
+    host's figures win where it gives one: it says None for what its stages cannot measure
+    yet), then the rest of both, then the trend of the first stream."""
+    merged = {**pooled(runs), **harness}
+    out = {k: merged.get(k) for k in KEYS}
+    out.update({k: v for k, v in merged.items() if k not in out})
+    out["over_time"] = over_time(runs[0]) if runs else []
+    return out
+
+
+def worse_than(records: Sequence[Record], baseline: Sequence[Record]) -> list[str]:
+    """Tasks this stream failed after warm-up where `baseline`, on the same stream, succeeded."""
+    base = {r.index: r.ok for r in baseline}
+    return sorted(
+        {r.task for r in measured(records) if not r.ok and base.get(r.index, False)},
+        key=lambda t: (len(t), t),
+    )

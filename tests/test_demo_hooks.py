@@ -1,0 +1,100 @@
+"""The demo's in-process loop is the loop a host runs: the same sessions through real `rose hook`
+processes and the real detached SessionEnd job give the same blocks, calls and episodes.
+
+Locks in: `rose.host.drive.HookHost` drives the hook entry point in-process and runs
+SessionEnd's job at once; if that ever diverged from what Claude Code gets (a handler the
+in-process path skips, a payload field it invents, a job it does not run), the demo's
+figures would describe a ROSE no user runs. The simulated world is chosen by the store's
+own `model` setting, so the hook processes answer from the same world as the demo.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rose.host.drive import HookHost, Tally
+from rose.model.registry import simulated_model
+from rose.sim import World, scoreboard
+
+pytestmark = pytest.mark.graph
+
+SEED = 2
+SESSIONS = 2
+
+
+class Subprocesses:
+    """The host as Claude Code is: every hook a `python -m rose hook` process."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.root = folder / ".rose"
+        self.env = {
+            **os.environ,
+            "ROSE_HOME": str(self.root),
+            "ROSE_GLOBAL_HOME": str(folder / "no-global-store"),
+        }
+        self.tally = Tally(self.root / "events.jsonl")
+        self.tally.take()
+        self.ended = 0
+
+    def _hook(self, event: str, session: str, **extra: Any) -> dict | None:
+        payload = {"session_id": session, "transcript_path": "", "cwd": str(self.folder), **extra}
+        proc = subprocess.run(
+            [sys.executable, "-m", "rose", "hook", event],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout) if proc.stdout.strip() else None
+
+    def prompt(self, session: str, text: str) -> dict[str, Any]:
+        self._hook("session-start", session, hook_event_name="SessionStart", source="startup")
+        out = self._hook(
+            "user-prompt-submit", session, hook_event_name="UserPromptSubmit", prompt=text
+        )
+        block = ((out or {}).get("hookSpecificOutput") or {}).get("additionalContext", "")
+        calls, spent = self.tally.take()
+        return {"block": block, "calls": calls, "model_tokens": spent}
+
+    def end(self, session: str) -> dict[str, Any]:
+        self._hook("stop", session, hook_event_name="Stop", stop_hook_active=False)
+        self._hook("session-end", session, hook_event_name="SessionEnd", reason="exit")
+        self.ended += 1
+        episodes = self.root / "episodes"
+        deadline = time.monotonic() + 90
+        while len(list(episodes.glob("*.json"))) < self.ended:  # the detached job's work
+            assert time.monotonic() < deadline, "the SessionEnd job wrote no episode"
+            time.sleep(0.1)
+        calls, spent = self.tally.take()
+        return {"calls": calls, "model_tokens": spent}
+
+
+def test_the_in_process_loop_matches_real_hook_processes(tmp_path: Path):
+    world = World.generate(SEED)
+    lessons = scoreboard.seed_lessons(world)
+    model = simulated_model(seed=SEED)
+    with HookHost(tmp_path / "inproc", model=model, lessons=lessons) as host:
+        inproc = scoreboard.run(world, host, sessions=SESSIONS, seed=SEED)
+        figures = host.metrics()
+    HookHost(tmp_path / "procs", model=model, lessons=lessons)  # seeded the same way
+    procs = Subprocesses(tmp_path / "procs")
+    real = scoreboard.run(world, procs, sessions=SESSIONS, seed=SEED)
+
+    def seen(records: list[scoreboard.Record]) -> list[tuple]:
+        return [(r.task, r.ok, r.tokens, r.frame, r.present, r.calls) for r in records]
+
+    assert seen(inproc) == seen(real)
+    assert any(r.tokens for r in real) and any(r.calls for r in real)
+    assert figures["episodes"] == SESSIONS == len(list((procs.root / "episodes").glob("*.json")))
+    assert figures["hook_errors"] == 0 and not procs.tally.errors
