@@ -167,7 +167,11 @@ def _claim_holder(path: Path) -> None:
     """Leave a note saying who holds the database, for the error another process will show."""
     info = {
         "pid": os.getpid(),
-        "cmd": " ".join(Path(a).name if i == 0 else a for i, a in enumerate(sys.argv[:4]))[:120],
+        # The program and its subcommand only: the rest of a command line may hold a secret.
+        "cmd": " ".join(
+            [Path(sys.argv[0]).name if sys.argv else "?"]
+            + [a for a in sys.argv[1:2] if len(a) <= 24 and a.lstrip("-").isidentifier()]
+        ),
         "since": time.strftime("%H:%M:%S"),
     }
     with suppress(OSError):
