@@ -25,6 +25,7 @@ from rose.graph.engine import Graph, open_graph, query_damage, remove_database, 
 from rose.graph.rows import episode_from_row, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Episode, Node, now
+from rose.store import journal, shortid
 from rose.store.layout import StoreDir, find_project_root, global_root
 from rose.store.nodefile import dump_episode, dump_node
 
@@ -143,6 +144,7 @@ class Store:
             stack = ExitStack()
             try:
                 g = stack.enter_context(open_graph(path, self.engine, deadline_s=deadline))
+                journal.replay(self.primary.root)  # a write that died half way: finish it
                 self.last_sync = sync(g, self.dirs, full=full)
                 return stack, g, healed
             except SchemaOutdated:
@@ -241,7 +243,12 @@ class Store:
     # -- lessons ---------------------------------------------------------------------------
 
     def get(self, lesson_id: str) -> Node:
+        """The lesson with this id, or with the one id it is a unique prefix of (as the
+        injected block shows it); an ambiguous prefix is an error naming the candidates."""
         with self.graph() as g:
+            if not g.q("lesson_ids", ids=[lesson_id]):
+                every = [r["id"] for r in g.q("lesson_id_list")]
+                lesson_id = shortid.resolve(lesson_id, every) or lesson_id
             return self._get(g, lesson_id)
 
     def _get(self, g: Graph, lesson_id: str) -> Node:
@@ -263,24 +270,49 @@ class Store:
         lesson updates the global store); a new one goes to `scope`, else its
         own `scope` field (project by default).
         """
+        return self.write([node], scope=scope)[0]
+
+    def write(
+        self, nodes: list[Node], episodes: list[Episode] | None = None, *, scope: str | None = None
+    ) -> list[Node]:
+        """Write several lessons (and new episodes) as one unit: one lock, one sync.
+
+        Links may point at other lessons of the same write (a new level and the lesson it
+        compresses). The graph shows all of them or, if the write dies half way, the next
+        open finishes it from the journal first (`rose.store.journal`).
+        """
+        import json
+
         with self.graph() as g:
-            existing = g.q("lesson_get", ids=[node.id])
-            old_path = Path(existing[0]["lesson"]["path"]) if existing else None
-            if existing:
-                node.scope = existing[0]["lesson"]["scope"]
-            elif scope:
-                node.scope = scope  # type: ignore[assignment]
-            self._check_links(g, node)
-            node.updated = now()
-            node = _redacted(node)
-            target = self.dir_for(node.scope).node_path(node.family, node.id)
-            write_text(target, dump_node(node))
-            if old_path and old_path != target:
-                old_path.unlink(missing_ok=True)
+            batch = {n.id: n for n in nodes}
+            files: list[tuple[str, str]] = []
+            remove: list[str] = []
+            out: list[Node] = []
+            for node in nodes:
+                existing = g.q("lesson_get", ids=[node.id])
+                old_path = Path(existing[0]["lesson"]["path"]) if existing else None
+                if existing:
+                    node.scope = existing[0]["lesson"]["scope"]
+                elif scope:
+                    node.scope = scope  # type: ignore[assignment]
+                self._check_links(g, node, batch)
+                node.updated = now()
+                node = _redacted(node)
+                target = self.dir_for(node.scope).node_path(node.family, node.id)
+                files.append((str(target), dump_node(node)))
+                if old_path and old_path != target:
+                    remove.append(str(old_path))
+                out.append(node)
+            for ep in episodes or []:
+                if not any(d.episode_path(ep.id).exists() for d in self.dirs):
+                    path = self.dir_for(scope or "project").episode_path(ep.id)
+                    files.append((str(path), json.dumps(dump_episode(ep), ensure_ascii=False)))
+            journal.apply(self.primary.root, files, remove)
             self.last_sync = sync(g, self.dirs)
             self._refresh_view(g)
-        self.log("write", {"id": node.id, "scope": node.scope, "level": node.level})
-        return node
+        for node in out:
+            self.log("write", {"id": node.id, "scope": node.scope, "level": node.level})
+        return out
 
     def _save_unindexed(self, node: Node, scope: str, exc: GraphDamaged) -> Node:
         """Write a new, unlinked lesson's file without the graph; the next open reads it in."""
@@ -293,7 +325,7 @@ class Store:
         notify(f"lesson written to {target}, but not indexed: {exc}", "lesson saved, not indexed")
         return node
 
-    def _check_links(self, g: Graph, node: Node) -> None:
+    def _check_links(self, g: Graph, node: Node, batch: dict[str, Node] | None = None) -> None:
         """Refuse links to unknown lessons and links that would close a cycle.
 
         The write adds edges node -> child (derived_from) and parent -> node (parents); a
@@ -303,6 +335,7 @@ class Store:
         """
         refs = set(node.derived_from) | set(node.parents) | set(node.disputes)
         known = {r["lesson"]["id"] for r in g.q("lesson_get", ids=sorted(refs))} if refs else set()
+        known |= set(batch or ())
         for ref in sorted(refs - known - {node.id}):
             raise LessonNotFound(ref)
         children, parents = set(node.derived_from), set(node.parents)
@@ -313,19 +346,23 @@ class Store:
         # through a new parent (or an existing edge into the node).
         start = children | ({node.id} if parents else set())
         end = parents | ({node.id} if children else set())
-        if start and g.q("reaches", **{"from": sorted(start), "to": sorted(end)}):
-            self._check_cycle_exactly(g, node)
+        if batch and len(batch) > 1:  # the graph does not hold the other new links yet
+            self._check_cycle_exactly(g, node, list(batch.values()))
+        elif start and g.q("reaches", **{"from": sorted(start), "to": sorted(end)}):
+            self._check_cycle_exactly(g, node, [node])
 
-    def _check_cycle_exactly(self, g: Graph, node: Node) -> None:
+    def _check_cycle_exactly(self, g: Graph, node: Node, written: list[Node]) -> None:
         import networkx as nx
 
         dag = nx.DiGraph()
+        mine = {n.id for n in written}
         for r in g.q("links_all"):
-            if r["id"] != node.id:  # the node's own lists are replaced by this write
+            if r["id"] not in mine:  # the written lessons' own lists are replaced
                 dag.add_edges_from((r["id"], c) for c in r["derived"])
                 dag.add_edges_from((p, r["id"]) for p in r["parents"])
-        dag.add_edges_from((node.id, c) for c in node.derived_from)
-        dag.add_edges_from((p, node.id) for p in node.parents)
+        for n in written:
+            dag.add_edges_from((n.id, c) for c in n.derived_from)
+            dag.add_edges_from((p, n.id) for p in n.parents)
         try:
             cycle = nx.find_cycle(dag, node.id)
         except (nx.NetworkXNoCycle, nx.NodeNotFound):
@@ -423,10 +460,13 @@ class Store:
             raise RoseError(f"not a lesson id: {', '.join(bad)}")
         if not ids:
             raise RoseError("name at least one lesson with --used or --unused")
-        known = {r["lesson"]["id"] for r in self.read("lesson_get", ids=sorted(set(ids)))}
-        unknown = sorted(set(ids) - known)
+        every = [r["id"] for r in self.read("lesson_id_list")]
+        full = {i: shortid.resolve(i, every) for i in dict.fromkeys(ids)}  # a prefix: its id
+        unknown = sorted(i for i, f in full.items() if f is None)
         if unknown:
             raise RoseError(f"no lesson with id {', '.join(unknown)} in this store")
+        used = list(dict.fromkeys(str(full[i]) for i in used))
+        unused = list(dict.fromkeys(str(full[i]) for i in unused))
         turn = turn or sessions.last_turn(root, session_id)
         if not turn:
             raise RoseError(
@@ -446,7 +486,11 @@ class Store:
         """
         from rose.store import absorb
 
-        return self.save_episodes(absorb.episodes(str(self.primary.root), session_id, final=final))
+        eps = absorb.episodes(str(self.primary.root), session_id, final=final)
+        if any(absorb.prefixes(ep) for ep in eps):  # an agent cited the block's short ids
+            every = [r["id"] for r in self.read("lesson_id_list")]
+            eps = [absorb.resolved(ep, every) for ep in eps]
+        return self.save_episodes(eps)
 
     # -- the recall view -------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ events.jsonl
 judge-cache/
 graph.*
 recall-view.json
+write-journal.json
 index.txt
 query-history
 reports/
