@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rose.errors import RoseError
+from rose.store import shortid
 from rose.store import view as recall_view
 from rose.store.facade import Store
 
@@ -86,7 +87,8 @@ def _materialise(store: Store, chosen: list[dict]) -> list[dict]:
         r["lesson"]["id"]: r["lesson"]
         for r in store.read("lesson_get", ids=[i["id"] for i in chosen])
     }
-    return [recall_view.item(rows[i["id"]]) for i in chosen if i["id"] in rows]
+    shown = shortid.shortest(r["id"] for r in store.read("lesson_id_list"))
+    return [recall_view.item(rows[i["id"]], shown.get(i["id"])) for i in chosen if i["id"] in rows]
 
 
 def recall(

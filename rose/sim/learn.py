@@ -27,6 +27,9 @@ from rose.sim.world import World
 STEER = mark(USER, "steer")
 
 
+_CITED = re.compile(r"(?<![\w-])(n_[0-9a-f]{8,})(?![\w-])")
+
+
 def _named(phrase: str, text: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(phrase.lower())}(?![\w-])", text.lower()) is not None
 
@@ -70,8 +73,9 @@ def _evidence(world: World, digest: str, holds: dict[str, set[str]]) -> tuple[di
             continue
         if not line.startswith(("Agent:", "Tool:")):
             continue
+        cited = _CITED.findall(line)  # the block shows short ids: a prefix names its lesson
         for lid in holds:
-            if lid and _named(lid, line):
+            if lid and (_named(lid, line) or any(lid.startswith(c) for c in cited)):
                 evidence.setdefault(lid, "the agent cited it")
         facts = [] if vocab.HABIT in line else world.facts_in(line)
         acted_at_end += len(facts)

@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from rose.models import ClaimRef, Episode, Outcome, Span, valid_id
-from rose.store import sessions
+from rose.store import sessions, shortid
 
 
 def episode_id(session_id: str, turn: int) -> str:
@@ -80,6 +80,49 @@ def _extend(into: list[str], ids: object) -> None:
     for i in ids if isinstance(ids, list) else []:
         if valid_id(i) and i not in into:
             into.append(i)
+
+
+def _ids(ep: Episode) -> list[str]:
+    spans = [s.lesson for s in ep.load_bearing]
+    claims = [c.lesson for c in [*ep.expansions, *ep.rescues]]
+    return [*ep.served, *ep.used, *ep.citations, *spans, *claims]
+
+
+def prefixes(ep: Episode) -> list[str]:
+    """The ids in `ep` that look like the injected block's short ids (a prefix to resolve)."""
+    return [i for i in _ids(ep) if shortid.is_short(i)]
+
+
+def resolved(ep: Episode, every: list[str]) -> Episode:
+    """`ep` with each short id it holds replaced by the lesson id it is a unique prefix of.
+
+    A prefix that names no lesson, or several, is kept as written: a log line is scratch.
+    """
+    full: dict[str, str] = {}
+    for i in prefixes(ep):
+        try:
+            full[i] = shortid.resolve(i, every) or i
+        except shortid.AmbiguousId:
+            full[i] = i
+
+    def ids(values: list[str]) -> list[str]:
+        return list(dict.fromkeys(full.get(v, v) for v in values))
+
+    def claims(values: list[ClaimRef]) -> list[ClaimRef]:
+        return [ClaimRef(lesson=full.get(r.lesson, r.lesson), claim=r.claim) for r in values]
+
+    return ep.model_copy(
+        update={
+            "served": ids(ep.served),
+            "used": ids(ep.used),
+            "citations": ids(ep.citations),
+            "load_bearing": [
+                Span(lesson=full.get(r.lesson, r.lesson), span=r.span) for r in ep.load_bearing
+            ],
+            "expansions": claims(ep.expansions),
+            "rescues": claims(ep.rescues),
+        }
+    )
 
 
 def episodes(store_root: str, session_id: str, *, final: bool) -> list[Episode]:

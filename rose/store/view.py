@@ -17,9 +17,9 @@ from rose.atomic import write_json
 from rose.graph.engine import Graph
 from rose.models import shown_title
 from rose.prompt_files import template_text
-from rose.store import scan
+from rose.store import scan, shortid
 
-FORMAT = 5  # 5: total_tokens is the joined block's exact count (4: no repeated title)
+FORMAT = 6  # 6: short ids (5: total_tokens is the joined block's exact count)
 
 
 @cache
@@ -41,15 +41,18 @@ def render(name: str, **context: Any) -> str:
     return _template(name).render(**context).strip("\n")
 
 
-def fragments(lesson: dict) -> tuple[str, str]:
+def fragments(lesson: dict, shown: str | None = None) -> tuple[str, str]:
     """The full block and the one-line reminder for one lesson (a `lesson_get` row).
 
-    A title that only repeats the text under it (a first-sentence title) is left out.
+    The id is shown as `shown` (from `shortid.shortest` over the store's lessons; by
+    default its shortest form alone). A title that only repeats the text under it (a
+    first-sentence title) is left out.
     """
+    shown = shown or shortid.shortest([lesson["id"]])[lesson["id"]]
     body = lesson["body"] or lesson["gist"]
     full = render(
         "inject/lesson",
-        id=lesson["id"],
+        id=shown,
         level=lesson["level"],
         scope=lesson["scope"],
         title=shown_title(lesson["title"], body),
@@ -59,15 +62,20 @@ def fragments(lesson: dict) -> tuple[str, str]:
     )
     gist = lesson["gist"] or lesson["title"]
     title = shown_title(lesson["title"], gist)
-    refresher = render("inject/refresher", id=lesson["id"], title=title, gist=gist)
+    refresher = render("inject/refresher", id=shown, title=title, gist=gist)
     return full, refresher
 
 
-def item(row: dict) -> dict:
-    """A lesson as recall serves it: its fields, both injected forms and their token counts."""
-    full, refresher = fragments(row)
+def item(row: dict, shown: str | None = None) -> dict:
+    """A lesson as recall serves it: its fields, both injected forms and their token counts.
+
+    `id` stays the full id (the session log records it); `shown` is what the block shows.
+    """
+    shown = shown or shortid.shortest([row["id"]])[row["id"]]
+    full, refresher = fragments(row, shown)
     return {
         "id": row["id"],
+        "shown": shown,
         "title": row["title"],
         "gist": row["gist"],
         "level": row["level"],
@@ -82,8 +90,9 @@ def item(row: dict) -> dict:
     }
 
 
-# Tokens the <lesson> wrapper adds around a lesson's title and body, for the estimate below.
-WRAP_TOKENS = 16
+# Tokens the <lesson> wrapper (tags and a short id) adds around a lesson's title and body,
+# for the estimate below.
+WRAP_TOKENS = 13
 
 
 def estimate(row: dict) -> int:
@@ -141,7 +150,8 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
         rows = {
             r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=[a["id"] for a in apexes])
         }
-        lessons = [item(rows[a["id"]]) for a in apexes]
+        shown = shortid.shortest(r["id"] for r in g.q("lesson_id_list"))
+        lessons = [item(rows[a["id"]], shown.get(a["id"])) for a in apexes]
         total = tokens.count(block(head, [i["full"] for i in lessons], tail))
     fits = bool(count) and total <= budget
     return {
