@@ -2,6 +2,7 @@
 
     python benchmarks/quality.py [--json] [--seeds 0,1,2] [--sessions N] [--noise P]
                                  [--size default] [--arms none,flat,...] [--out DIR]
+                                 [--plot PATH]
 
 Each seed draws a world (`rose.sim.World`) and a stream of --sessions tasks in it, and
 every arm works the same stream with the same simulated agent; only what is injected
@@ -27,7 +28,10 @@ failed that `none` solved on the same stream. Precision, levels, compressions, r
 merges, conflicts and routing are null until their stages are built. Targets from
 ARCHITECTURE.md are printed beside ROSE's figures; a miss is reported, never an error.
 Results are written to --out (default benchmarks/results/) as JSON with the parameters
-and the commit; `--out ''` writes nothing.
+and the commit, and beside it a PNG of tokens per prompt and success over the stream, one
+line per arm (`_plot.py`; needs matplotlib, `pip install 'rose-memory[bench]'`, else one
+line says so). `--plot PATH` puts the PNG there instead; `--out ''` writes no JSON, and
+no PNG unless `--plot` asks for one.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from _plot import plot  # beside this script, which is run as a file
 
 from rose import tokens
 from rose.host.drive import FIGURES, HookHost, Tally, not_built
@@ -353,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default="default", help="world size: small, default, large")
     ap.add_argument("--arms", default=",".join(ARMS), help=f"of {', '.join(ARMS + OPTIONAL)}")
     ap.add_argument("--out", default=str(HERE / "results"), help="results folder ('' for none)")
+    ap.add_argument("--plot", default=None, help="write the PNG here (default: beside the JSON)")
     args = ap.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
@@ -387,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         "targets": targets(pooled),
         "wall_s": round(time.perf_counter() - started, 2),
     }
+    picture = Path(args.plot) if args.plot else None
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -394,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
         path = out / f"quality-{stamp}.json"
         path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         _say(f"results written to {path}")
+        picture = picture or path.with_suffix(".png")
+    if picture and plot(result, picture):
+        _say(f"plot written to {picture}")
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else render(result))
     return 0
 

@@ -6,11 +6,13 @@ judge noise); a change that breaks an arm, the hooks or the scoreboard shows up 
 crash or a missing figure. No figure is asserted but one invariant of today's code: while
 compression is not built every lesson is level 0, so ROSE's hook path must serve exactly
 what relevance filtering serves. A missed target is reported in the output, never as a
-failing exit code.
+failing exit code. The plot of tokens and success over the stream is a PNG when matplotlib
+is installed (the `bench` extra) and one line of advice when it is not, never a failure.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -24,6 +26,7 @@ from rose.sim.scoreboard import KEYS
 pytestmark = pytest.mark.graph
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "quality.py"
+PNG = b"\x89PNG\r\n\x1a\n"
 ARMS = ["none", "flat", "topk", "collapsed", "rose", "rose-noise10"]
 
 
@@ -76,3 +79,36 @@ def test_the_table_reports_targets_and_unknown_arms_are_refused(tmp_path: Path):
     assert "targets" not in proc.stdout  # without ROSE there is nothing to hold to them
     bad = _run(tmp_path, "--arms", "none,nope")
     assert bad.returncode == 2 and "nope" in bad.stderr
+
+
+def _plot_module():
+    spec = importlib.util.spec_from_file_location("_plot", SCRIPT.parent / "_plot.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_without_matplotlib_the_plot_is_one_line_of_advice(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` now fails
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    result = {
+        "params": {"seeds": [0], "sessions": 2, "noise": 0.0, "commit": None},
+        "arms": {"none": {"over_time": [{"sessions": "1-1", "tokens_per_prompt": 0}]}},
+    }
+    assert _plot_module().plot(result, tmp_path / "q.png") is None
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'rose-memory[bench]'" in err
+    assert not (tmp_path / "q.png").exists()
+
+
+def test_with_matplotlib_a_run_writes_a_png_beside_the_json_or_where_asked(tmp_path: Path):
+    pytest.importorskip("matplotlib")
+    proc = _run(tmp_path, "--out", str(tmp_path / "results"), "--arms", "none,flat")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (saved,) = (tmp_path / "results").glob("quality-*.json")
+    assert saved.with_suffix(".png").read_bytes()[:8] == PNG
+    chosen = tmp_path / "docs" / "quality.png"
+    proc = _run(tmp_path, "--out", "", "--arms", "none,flat", "--plot", str(chosen))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert chosen.read_bytes()[:8] == PNG and f"plot written to {chosen}" in proc.stderr
