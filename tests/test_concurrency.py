@@ -16,6 +16,7 @@ import pytest
 from rose.errors import StoreLocked
 from rose.graph.engine import open_graph
 from rose.store.facade import Store
+from tests._holder import hold
 
 pytestmark = pytest.mark.graph
 
@@ -42,29 +43,9 @@ def test_eight_concurrent_writers_lose_nothing(store: Store, project: Path):
     assert titles == {f"Lesson number {i} says something" for i in range(8)}
 
 
-_HOLDER = """
-import sys, time
-from pathlib import Path
-from rose.graph.engine import open_graph
-with open_graph(Path(sys.argv[1]), sys.argv[2]) as g:
-    print("held", flush=True)
-    time.sleep(float(sys.argv[3]))
-"""
-
-
-def _hold(store: Store, seconds: float) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(store.graph_path), store.engine, str(seconds)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout.readline().strip() == "held"
-    return proc
-
-
 def test_reader_waits_for_writer_then_succeeds(store: Store, project: Path):
     store.add("A lesson to count.")
-    holder = _hold(store, 1.5)
+    holder = hold(store, 1.5)
     start = time.monotonic()
     reader = _rose("status", "--json", cwd=project)
     out, err = reader.communicate(timeout=60)
@@ -75,7 +56,7 @@ def test_reader_waits_for_writer_then_succeeds(store: Store, project: Path):
 
 
 def test_lock_held_past_deadline_names_the_file(store: Store):
-    holder = _hold(store, 3)
+    holder = hold(store, 3)
     try:
         with (
             pytest.raises(StoreLocked) as info,

@@ -26,6 +26,7 @@ from rose.events import read_events
 from rose.graph import engine
 from rose.graph.engine import open_graph
 from rose.store.facade import Store
+from tests._holder import hold
 from tests._hookrun import payload, run_hook
 from tests._unprivileged import as_unprivileged, chown_tree, world_dir
 
@@ -87,26 +88,6 @@ def lessons(store: Store) -> Store:
     return store
 
 
-_HOLDER = """
-import sys, time
-from pathlib import Path
-from rose.graph.engine import open_graph
-with open_graph(Path(sys.argv[1]), sys.argv[2]) as g:
-    print("held", flush=True)
-    time.sleep(float(sys.argv[3]))
-"""
-
-
-def _hold(store: Store, seconds: float) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(store.graph_path), store.engine, str(seconds)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    return proc
-
-
 # -- the engine: what it says, and how open_graph decides -----------------------------------------
 
 
@@ -125,7 +106,7 @@ def test_damage_is_reported_at_once_with_the_engines_words(lessons: Store, kind:
 
 
 def test_a_held_lock_is_waited_on_and_names_the_holder(lessons: Store):
-    holder = _hold(lessons, 30)
+    holder = hold(lessons, 30)
     try:
         start = time.monotonic()
         with (
@@ -211,7 +192,7 @@ def test_at_most_two_damaged_copies_are_kept(lessons: Store):
 
 def test_a_held_lock_still_waits_and_heals_nothing(lessons: Store, project: Path):
     before = lessons.graph_path.stat().st_size
-    holder = _hold(lessons, 30)
+    holder = hold(lessons, 30)
     try:
         start = time.monotonic()
         res = _rose("status", cwd=project, timeout_s=0.5)
@@ -317,7 +298,7 @@ def test_a_process_that_died_opening_it_gets_it_rebuilt(lessons: Store, project:
 
 def test_a_dead_opener_is_not_damage_while_someone_holds_it(lessons: Store):
     """Someone opened it since: the dead opener was killed, not crashed. Wait, heal nothing."""
-    holder = _hold(lessons, 1)
+    holder = hold(lessons, 1)
     note = lessons.graph_path.with_name(f"{lessons.graph_path.name}.opening-{_dead_pid()}")
     note.touch()
     try:

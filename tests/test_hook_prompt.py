@@ -5,7 +5,6 @@ answering in Claude Code's JSON and exiting 0."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from rose import config
 from rose.events import read_events
 from rose.models import Node
 from rose.store.facade import Store
+from tests._holder import hold
 from tests._hookrun import payload, run_hook
 
 pytestmark = pytest.mark.graph
@@ -117,26 +117,12 @@ def test_unknown_event_never_breaks_the_host(project: Path):
     assert run_hook("post-tool-use", "{}")[0] == 0
 
 
-def _held(two: Store):
-    """A process holding the store's database until the context ends (a writer)."""
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys,time\nfrom pathlib import Path\n"
-         "from rose.graph.engine import open_graph\n"
-         "with open_graph(Path(sys.argv[1]), sys.argv[2]):\n"
-         "    print('held', flush=True); time.sleep(4)",
-         str(two.graph_path), two.engine],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert holder.stdout.readline().strip() == "held"
-    return holder
-
-
 def test_a_writer_never_costs_a_prompt_its_memory(two: Store, project: Path):
     """The files changed and a writer holds the database: serve the last complete view."""
     config.set_override(two.primary.config, "graph.hook_lock_timeout_s", "0.3")
     path = two.primary.node_path("general", "n_retry0001")
     path.write_text(path.read_text().replace("Use 100ms.", "Changed."))  # view now stale
-    holder = _held(two)
+    holder = hold(two, 4)
     try:
         start = time.monotonic()
         rc, out, stdout, _ = _prompt(project)
@@ -152,7 +138,7 @@ def test_a_writer_never_costs_a_prompt_its_memory(two: Store, project: Path):
 def test_locked_store_with_no_view_to_fall_back_on_is_one_line(two: Store, project: Path):
     config.set_override(two.primary.config, "graph.hook_lock_timeout_s", "0.3")
     two.primary.recall_view.unlink()
-    holder = _held(two)
+    holder = hold(two, 4)
     try:
         rc, out, stdout, _ = _prompt(project)
     finally:
