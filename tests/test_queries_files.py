@@ -343,10 +343,6 @@ _ALLOWED = {
         "Allow statements that change the graph or write elsewhere "
         "(COPY ... TO, EXPORT DATABASE, INSTALL/LOAD, ATTACH ...).",
     ): "`rose query --write` help names the statements it unlocks",
-    (
-        "rose/cli/demo_cmds.py",
-        '  rose query "MATCH (e:Episode) RETURN e.prompt, e.served_ids LIMIT 5"',
-    ): "`rose demo` prints a command for the user to try on the store it leaves",
 }
 # Whole files allowed to name Cypher keywords: they check a user's statements, run none.
 _ALLOWED_FILES = {

@@ -151,7 +151,7 @@ def _report(f: dict[str, Any], *, world: Any, seed: int, noise: float, prompt: s
         f"  cd {folder}",
         "  rose tree",
         f'  rose trace --prompt "{prompt}"',
-        '  rose query "MATCH (e:Episode) RETURN e.prompt, e.served_ids LIMIT 5"',
+        "  rose query    (a Cypher console: the README's graph schema lists the tables)",
     ]
     return "\n".join(lines)
 
