@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import re
 
+from rose.secret_formats import ANCHORED as _ANCHORED
+from rose.secret_formats import PROVIDERS as _PROVIDERS
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds to import; the hook cannot spare them
     from collections.abc import Callable
@@ -32,7 +35,6 @@ _IS_MARK = re.compile(r"\[REDACTED:[a-z-]+\]")
 _START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
 # The same check made after the token's first character, which `re` can then scan for.
 _AFTER_FIRST = r"(?:(?<![A-Za-z0-9_].)|(?<=\\[nrt].))"
-_END = r"(?![A-Za-z0-9])"
 
 
 def _mark(kind: str) -> str:
@@ -46,117 +48,6 @@ _PEM = re.compile(
     r"|(?:(?:\s|\\[nrt])*[A-Za-z0-9+/=]{20,}(?:(?:\s|\\[nrt])+[A-Za-z0-9+/=]{20,})*)?)",
     re.DOTALL,
 )
-
-# Formats with a fixed prefix, after the rule lists of gitleaks, detect-secrets and
-# trufflehog. Each pattern starts with a literal character and holds no top-level `|`.
-_PROVIDERS: dict[str, tuple[str, ...]] = {
-    "anthropic-key": (r"sk-ant-[A-Za-z0-9_-]{20,}",),
-    # Legacy keys open with 20+ alphanumerics, which spares slugs like `sk-learn-...`.
-    "openai-key": (
-        r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",
-        r"sk-[A-Za-z0-9]{20,}[A-Za-z0-9_-]*",
-    ),
-    "openrouter-key": (r"sk-or-v1-[A-Za-z0-9]{32,}",),
-    "groq-key": (r"gsk_[A-Za-z0-9]{40,}",),
-    "xai-key": (r"xai-[A-Za-z0-9]{60,}",),
-    "perplexity-key": (r"pplx-[A-Za-z0-9]{40,}",),
-    "replicate-token": (r"r8_[A-Za-z0-9]{30,}",),
-    "langsmith-key": (r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}",),
-    "aws-key": (r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}" + _END,),
-    "aws-bedrock-key": (r"ABSK[A-Za-z0-9+/]{100,}={0,2}",),
-    "github-token": (r"gh[pousr]_[A-Za-z0-9]{20,}", r"github_pat_[A-Za-z0-9_]{20,}"),
-    "gitlab-token": (
-        r"gl(?:pat|dt|rt|ptt|cbt|ft|imt|agent|oas|soat|ffct)-[A-Za-z0-9_-]{20,}"
-        r"(?:\.[A-Za-z0-9]{9})?",
-        r"GR1348941[A-Za-z0-9_-]{20,}",
-    ),
-    "slack-token": (
-        r"xox[abeoprs]-[A-Za-z0-9-]{10,}",
-        r"xoxe\.xox[bp]-[A-Za-z0-9-]{10,}",
-        r"xapp-[A-Za-z0-9-]{10,}",
-    ),
-    "slack-webhook": (r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",),
-    "discord-webhook": (
-        r"discord(?:app)?\.com/api(?:/v[0-9]{1,2})?/webhooks/[0-9]{15,22}/[A-Za-z0-9_-]{30,}",
-    ),
-    "discord-token": tuple(
-        c + r"[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
-        for c in "MNO"
-    ),
-    "teams-webhook": (r"webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{40,}",),
-    "stripe-key": (
-        *(p + r"k_(?:live|test|prod)_[A-Za-z0-9]{10,}" for p in "srp"),
-        r"whsec_[A-Za-z0-9]{20,}",
-    ),
-    "square-token": (
-        r"sq0atp-[A-Za-z0-9_-]{22,}",
-        r"sq0csp-[A-Za-z0-9_-]{40,}",
-        r"EAAA[A-Za-z0-9_+=-]{60,}",
-    ),
-    "google-key": (
-        r"AIza[A-Za-z0-9_-]{30,}",
-        r"ya29\.[A-Za-z0-9_-]{20,}",
-        r"GOCSPX-[A-Za-z0-9_-]{24,}",
-    ),
-    "facebook-token": (r"EAA[MC][A-Za-z0-9]{100,}",),
-    "twitter-token": (r"AA{21}[A-Za-z0-9%]{50,}",),
-    "sendgrid-key": (r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}",),
-    "sendinblue-key": (r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",),
-    "twilio-key": (r"SK[0-9a-fA-F]{32}" + _END,),
-    "digitalocean-token": (r"do[opr]_v1_[a-f0-9]{64}",),
-    "npm-token": (r"npm_[A-Za-z0-9]{30,}",),
-    "pypi-token": (
-        r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}",
-        r"pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9_-]{50,}",
-    ),
-    "rubygems-token": (r"rubygems_[a-f0-9]{48}",),
-    "clojars-token": (r"CLOJARS_[A-Za-z0-9]{60}",),
-    "docker-token": (r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}",),
-    "hf-token": (r"hf_[A-Za-z0-9]{30,}", r"api_org_[A-Za-z0-9]{30,}"),
-    "shopify-token": (r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _END,),
-    "atlassian-token": (r"ATATT3[A-Za-z0-9_=-]{100,}",),
-    "databricks-token": (r"dapi[a-f0-9]{32}(?:-[0-9])?" + _END,),
-    "doppler-token": (r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}",),
-    "dynatrace-token": (r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",),
-    "grafana-token": (
-        r"glc_[A-Za-z0-9+/]{32,}={0,3}",
-        r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
-        r"eyJrIjoi[A-Za-z0-9]{60,}={0,3}",
-    ),
-    "linear-key": (r"lin_api_[A-Za-z0-9]{40}",),
-    "newrelic-key": (r"NR(?:AK|JS|II)-[A-Za-z0-9-]{19,}",),
-    "notion-token": (r"ntn_[0-9]{11}[A-Za-z0-9]{35}", r"secret_[A-Za-z0-9]{43}" + _END),
-    "postman-key": (r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}",),
-    "pulumi-token": (r"pul-[a-f0-9]{40}",),
-    "sentry-token": (r"sntrys_eyJ[A-Za-z0-9+/=_]{40,}", r"sntryu_[a-f0-9]{64}"),
-    "supabase-token": (r"sbp_[a-f0-9]{40}",),
-    "planetscale-token": (r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,64}",),
-    "prefect-key": (r"pnu_[A-Za-z0-9]{36}",),
-    "vault-token": (r"hv[sbr]\.[A-Za-z0-9_-]{24,}",),
-    "heroku-key": (r"HRKU-AA[A-Za-z0-9_-]{58}",),
-    "flyio-token": (r"fo1_[A-Za-z0-9_-]{43}", r"fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
-    "alibaba-key": (r"LTAI[A-Za-z0-9]{20}" + _END,),
-    "artifactory-key": (r"AKCp[A-Za-z0-9]{69}", r"cmVmdGtu[A-Za-z0-9]{56}"),
-    "age-key": (r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",),
-    "onepassword-key": (
-        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
-        r"ops_eyJ[A-Za-z0-9+/]{200,}={0,3}",
-    ),
-    "openshift-token": (r"sha256~[A-Za-z0-9_-]{43}",),
-    "cloudflare-key": (r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",),
-    "mapbox-token": (r"sk\.eyJ[A-Za-z0-9_.-]{50,}",),
-    "dropbox-token": (r"sl\.[A-Za-z0-9_=-]{130,}",),
-    "easypost-key": (r"EZ[AT]K[A-Za-z0-9]{54}",),
-    "shippo-token": (r"shippo_(?:live|test)_[a-fA-F0-9]{40}",),
-    "duffel-token": (r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}",),
-    "typeform-token": (r"tfp_[A-Za-z0-9_.=-]{59}",),
-    "airtable-token": (r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}",),
-    "harness-key": tuple(
-        p + r"at\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" for p in "ps"
-    ),
-    "octopus-key": (r"API-[A-Z0-9]{26}" + _END,),
-    "jwt": (r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",),
-}
 
 
 def _alternatives(table: dict[str, tuple[str, ...]]) -> str:
@@ -177,19 +68,6 @@ def _alternatives(table: dict[str, tuple[str, ...]]) -> str:
 _TOKENS = re.compile(_alternatives(_PROVIDERS))
 _RUN = re.compile(r"[A-Za-z0-9_.+/=%~@:-]{15,}")
 
-# Formats that open with a character class; each runs only when its anchor is present.
-_ANCHORED: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    # A bot id and its secret, also inside `api.telegram.org/bot<id>:<secret>/`.
-    ("telegram-token", ":A", re.compile(r"(?:(?<=/bot)|(?<![A-Za-z0-9_:]))"
-                                        r"[0-9]{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])")),
-    ("mailchimp-key", "-us", re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us[0-9]{1,2}" + _END)),
-    ("azure-client-secret", "Q~", re.compile(
-        r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"
-    )),
-    ("terraform-token", ".atlasv1.", re.compile(
-        r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"
-    )),
-)  # fmt: skip
 
 _BEARER = re.compile(
     _START + r"((?i:bearer)[ \t]+)(?!\[REDACTED:)(?=[A-Za-z0-9._~+/-]*[0-9])"

@@ -33,6 +33,7 @@ SHARED = {
     "rose.models",
     "rose.prompt_files",
     "rose.redact",
+    "rose.secret_formats",
     "rose.tokens",
 }
 # Each layer and the layers (besides the shared services and itself) it may import.
