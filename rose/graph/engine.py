@@ -154,6 +154,22 @@ def _live_holder(path: Path) -> dict | None:
     return info if pid != os.getpid() and _alive(pid) else None
 
 
+def _others_there(path: Path) -> bool:
+    """Another live process holds the database, or is inside the engine's open of it (a
+    writer's open replays the log, which a reader meanwhile sees as recovery pending)."""
+    if _live_holder(path) is not None:
+        return True
+    prefix = _opening_prefix(path)
+    with suppress(OSError):
+        for entry in os.scandir(path.parent):
+            tail = entry.name[len(prefix) :]
+            if entry.name.startswith(prefix) and tail.isdigit():
+                pid = int(tail)
+                if pid != os.getpid() and _alive(pid):
+                    return True
+    return False
+
+
 def _describe_holder(path: Path, message: str) -> str | None:
     if "held by PID" in message:  # ladybug names the holder itself
         return "pid " + message.split("held by PID", 1)[1].split(")")[0].strip()
@@ -221,11 +237,13 @@ def _remove(p: Path) -> None:
 # While another process writes, an open can also fail without naming a lock: kuzu "Cannot open
 # file <db>.shadow: No such file or directory", "Couldn't replay shadow pages under read-only
 # mode", "Error removing directory or file <db>.wal"; ladybug "Cannot open database in read-only
-# mode while checkpoint recovery is pending", "Checksum verification failed, the WAL file is
-# corrupted", "Primary-key index contains an invalid local node offset". The messages alone cannot
-# tell these from damage, so the holder note decides: while another live process holds (or is
-# closing) the database, any error is contention and is retried until the deadline; with nobody
-# there, an error that survives one retry after a pause is damage.
+# mode while checkpoint recovery is pending", "... open it in write mode to complete recovery
+# before reopening read-only" (while a writer's open replays the log), "Checksum verification
+# failed, the WAL file is corrupted", "Primary-key index contains an invalid local node offset".
+# The messages alone cannot tell these from damage, so the notes decide: while another live
+# process holds the database (or is opening or closing it), any error is contention and is
+# retried until the deadline; with nobody there, an error that survives one retry after a pause
+# is damage.
 
 #: How long a failed open waits, with nobody holding the database, before its one retry: a
 #: writer's transient files settle within milliseconds.
@@ -295,7 +313,7 @@ def open_graph(
     """Open the database at `path`: a lock is waited on until `deadline_s`, damage is reported.
 
     An open that fails because another process holds the database (a lock error, or any
-    error while another live process's holder note is there) is retried with jittered
+    error while another live process holds or is opening it) is retried with jittered
     backoff until the deadline, then `StoreLocked` names the file and the holder. An open
     that fails with nobody else there is retried once after `SETTLE_S`; failing again, it
     raises `GraphDamaged` (the store moves it aside and rebuilds it). No write permission
@@ -339,7 +357,7 @@ def _database(mod: Any, path: Path, read_only: bool, deadline_s: float) -> Any:
             message = str(exc)
             if _is_denied(message):
                 raise StoreReadOnly(path, _damage(exc, path)) from None
-            if not _is_lock(message) and _live_holder(path) is None:
+            if not _is_lock(message) and not _others_there(path):
                 strikes += 1
                 if strikes > 1:
                     raise GraphDamaged(path, _damage(exc, path), ident=_identity(path)) from None
