@@ -141,3 +141,16 @@ class AnswerInvalid(RoseError):
         self.excerpt = excerpt
         tail = f" ({why})" if why else ""
         super().__init__(f"the answer to {call!r} does not fit its schema{tail}: {excerpt[:200]!r}")
+
+
+class TranscriptError(RoseError):
+    """A host agent's transcript could not be read, or is not one ROSE knows how to read."""
+
+    def __init__(self, path: Path | str, reason: str):
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(
+            f"transcript {path}: {reason}; give the path of a Claude Code session file "
+            "(~/.claude/projects/*/*.jsonl) or of a Codex rollout "
+            "(~/.codex/sessions/**/rollout-*.jsonl)"
+        )

@@ -1,0 +1,199 @@
+"""The digest of a transcript: what a background reflector reads of a unit of work.
+
+One line a step, each opening with the prefix other code reads it by: ``User: `` (a
+prompt or correction), ``Agent: `` (a message, or reasoning as ``Agent: (thinking) ``),
+``Tool: <name> <input>`` with `` (failed: <error>)`` when it failed. Every text passes
+through `rose.redact` first, so no secret a session held reaches a model or a file.
+
+A long session does not fit a reflector's prompt, so the digest keeps to a token budget
+by keeping what tells most about what happened: every prompt and correction (the task
+and what the person had to say), failed calls with their errors, the lines that cite a
+lesson, the final message; then the rest, most recent first. What it leaves out is one
+``[… N steps left out …]`` line in its place, so the order of what is kept still reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rose import tokens
+from rose.host.transcript import Step, Transcript
+from rose.redact import redact
+
+PREFIX = {"prompt": "User: ", "agent": "Agent: ", "reasoning": "Agent: ", "tool": "Tool: "}
+THINKING = "(thinking) "
+# A lesson id as the injected block shows it: `n_` and a unique prefix of its hex.
+CITED = re.compile(r"(?<![\w-])n_[0-9a-f]{4,}(?![\w-])")
+# The longest a line of each kind may be, in characters, before it is cut.
+LINE_CHARS = {"prompt": 2000, "agent": 1200, "reasoning": 600, "tool": 400}
+FINAL_CHARS = 2400  # the final message says how the work ended: it may be longer
+BUDGET = 3000
+
+
+@dataclass
+class Digest:
+    host: str
+    version: str
+    user_prompts: list[str]
+    tool_calls: int
+    failed_tool_calls: int
+    cited: list[str]  # lesson ids the agent cited in its own words, first mention first
+    tokens: int
+    text: str
+    skipped: int = 0  # transcript lines that were not records ROSE knows
+    steps: int = 0  # steps in the unit, whether the text kept them or not
+    left_out: int = field(default=0, repr=False)  # steps the budget left out of `text`
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "host": self.host,
+            "version": self.version,
+            "user_prompts": list(self.user_prompts),
+            "tool_calls": self.tool_calls,
+            "failed_tool_calls": self.failed_tool_calls,
+            "cited": list(self.cited),
+            "tokens": self.tokens,
+            "digest": self.text,
+            "skipped": self.skipped,
+            "steps": self.steps,
+        }
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _clean(text: str) -> str:
+    return " ".join(redact(text).split())
+
+
+def line_of(step: Step, *, final: bool = False) -> str:
+    """`step` as its digest line: prefixed, redacted, on one line, cut to its kind's length."""
+    limit = FINAL_CHARS if final else LINE_CHARS.get(step.kind, LINE_CHARS["agent"])
+    if step.kind == "tool":
+        said = " ".join(p for p in (_clean(step.name), _clean(step.text)) if p)
+        if step.failed:
+            error = _cut(_clean(step.error), 300)
+            said += f" (failed: {error})" if error else " (failed)"
+        return PREFIX["tool"] + _cut(said, limit)
+    body = _cut(_clean(step.text), limit)
+    if step.kind == "reasoning":
+        body = THINKING + body
+    return PREFIX.get(step.kind, PREFIX["agent"]) + body
+
+
+def cited(steps: Sequence[Step]) -> list[str]:
+    """Lesson ids in the agent's own messages, reasoning and tool inputs, never in what the
+    person wrote or the host injected."""
+    found: dict[str, None] = {}
+    for step in steps:
+        if step.kind != "prompt":
+            found.update(dict.fromkeys(CITED.findall(redact(step.text))))
+    return list(found)
+
+
+def _mark(n: int) -> str:
+    return f"[… {n} step{'' if n == 1 else 's'} left out …]"
+
+
+_MARK_COST = tokens.count(_mark(99999)) + 1
+_SHORTEST = 30  # tokens: a prompt, failure or final message cut shorter says too little
+
+
+def _keep(steps: Sequence[Step], lines: list[str], budget: int) -> list[bool]:
+    """Which lines fit `budget`, the most informative first (see the module docstring).
+
+    A prompt, failure, citation or final message too long for what is left is cut to fit
+    (in `lines`) rather than left out."""
+    n = len(lines)
+    cost = [tokens.count(line) + 1 for line in lines]
+    if sum(cost) <= budget:
+        return [True] * n
+    prompts = [i for i, s in enumerate(steps) if s.kind == "prompt"]
+    talk = [i for i, s in enumerate(steps) if s.kind == "agent"]
+    final = talk[-1] if talk else -1
+
+    def rank(i: int) -> tuple[int, int, int]:
+        s = steps[i]
+        if s.kind == "prompt":
+            return (0, 0 if prompts and i == prompts[0] else 1, -i)
+        if s.kind == "tool" and s.failed:
+            return (1, 0, -i)
+        if CITED.search(lines[i]) and s.kind != "prompt":
+            return (1, 1, -i)
+        if i == final:
+            return (1, 2, -i)
+        return (2, 0, -i)
+
+    kept = [False] * n
+    total = _MARK_COST  # all left out: one mark
+    for i in sorted(range(n), key=rank):
+        left = i == 0 or kept[i - 1]
+        right = i == n - 1 or kept[i + 1]
+        change = -1 if left and right else 1 if not left and not right else 0
+        room = budget - total - change * _MARK_COST
+        if cost[i] > room and rank(i)[0] < 2 and room >= _SHORTEST:
+            lines[i] = _cut(lines[i], (room - 1) * 4)  # too long to keep whole: keep its start
+            cost[i] = tokens.count(lines[i]) + 1
+        if cost[i] <= room:
+            kept[i] = True
+            total += cost[i] + change * _MARK_COST
+    return kept
+
+
+def _render(lines: list[str], kept: list[bool]) -> str:
+    out: list[str] = []
+    run = 0
+    for line, keep in zip(lines, kept, strict=True):
+        if keep:
+            if run:
+                out.append(_mark(run))
+                run = 0
+            out.append(line)
+        else:
+            run += 1
+    if run:
+        out.append(_mark(run))
+    return "\n".join(out)
+
+
+def build(
+    unit: Transcript | Sequence[Step],
+    *,
+    host: str = "",
+    version: str = "",
+    budget_tokens: int = BUDGET,
+) -> Digest:
+    """The digest of a transcript, or of one unit of its steps (`transcript.units`) with the
+    host and version given, in about `budget_tokens` tokens."""
+    skipped = 0
+    if isinstance(unit, Transcript):
+        host, version, skipped = host or unit.host, version or unit.version, unit.skipped
+        steps: Sequence[Step] = unit.steps
+    else:
+        steps = unit
+    talk = [i for i, s in enumerate(steps) if s.kind == "agent"]
+    final = talk[-1] if talk else -1
+    lines = [line_of(s, final=i == final) for i, s in enumerate(steps)]
+    kept = _keep(steps, lines, budget_tokens)
+    text = _render(lines, kept)
+    return Digest(
+        host=host,
+        version=version,
+        user_prompts=[
+            ln[len(PREFIX["prompt"]) :]
+            for s, ln in zip(steps, lines, strict=True)
+            if s.kind == "prompt"
+        ],
+        tool_calls=sum(s.kind == "tool" for s in steps),
+        failed_tool_calls=sum(s.kind == "tool" and s.failed for s in steps),
+        cited=cited(steps),
+        tokens=tokens.count(text),
+        text=text,
+        skipped=skipped,
+        steps=len(steps),
+        left_out=kept.count(False),
+    )

@@ -1,0 +1,174 @@
+"""A host agent's transcript, Claude Code's session file or a Codex rollout, in one neutral
+form: the steps of the session (the person's prompts, the agent's messages and reasoning,
+its tool calls and whether each failed), for the digest a reflector reads.
+
+Lines that are not JSON, records of kinds ROSE does not know and a half-written last line
+are skipped and counted, never fatal: both hosts add record kinds between releases, and a
+session is read while it is being written. `activity` is the cheap part for the Stop
+hook, which runs every turn: it counts from where the last call stopped, and never reads
+a line still being written.
+
+Standard library only, at import and in `activity`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rose.errors import TranscriptError
+from rose.host import _claude_records, _codex_records
+from rose.host._records import Step
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    Reader = _claude_records.Reader | _codex_records.Reader
+
+__all__ = ["Activity", "Step", "Transcript", "activity", "read", "units"]
+
+HOSTS = (_claude_records.HOST, _codex_records.HOST)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    host: str  # "claude-code" or "codex"
+    version: str  # the CLI version the file records ("" if none)
+    session: str  # its session id ("" if none)
+    steps: tuple[Step, ...]
+    skipped: int = 0  # lines that were not JSON records, and records of unknown kinds
+
+
+@dataclass
+class Activity:
+    """What the lines after a byte offset hold, and where the next count starts."""
+
+    user_prompts: int = 0
+    tool_calls: int = 0
+    failed_tool_calls: int = 0
+    offset: int = 0  # the byte offset just after the last complete line read
+
+
+def host_of(rec: dict[str, Any]) -> str:
+    """Which host wrote a record ("" when it could be either, or neither)."""
+    kind = rec.get("type")
+    if "payload" in rec and kind in _codex_records.TYPES:
+        return _codex_records.HOST
+    if kind in _codex_records.ITEMS and "payload" not in rec and "message" not in rec:
+        return _codex_records.HOST
+    if kind in _claude_records.TYPES:
+        return _claude_records.HOST
+    return ""
+
+
+def _reader(host: str) -> Reader:
+    return _claude_records.Reader() if host == _claude_records.HOST else _codex_records.Reader()
+
+
+def _record(raw: bytes) -> dict[str, Any] | None:
+    import json
+
+    try:
+        rec = json.loads(raw)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError both are
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def _open(path: Path):
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        raise TranscriptError(path, "no such file") from None
+    except IsADirectoryError:
+        raise TranscriptError(path, "is a folder, not a file") from None
+    except OSError as exc:
+        raise TranscriptError(path, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    with _open(path) as f:
+        try:
+            yield from enumerate(f, 1)
+        except OSError as exc:
+            raise TranscriptError(path, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def read(path: str | Path) -> Transcript:
+    """The transcript at `path`. An empty file is a session with nothing in it yet (a Codex
+    one if it is named `rollout-*`). Raises TranscriptError when the file cannot be read or
+    is not a Claude Code or Codex transcript."""
+    path = Path(path)
+    reader: Reader | None = None
+    waiting: list[tuple[int, dict[str, Any]]] = []  # records either host could have written
+    bad = 0
+    for n, raw in _lines(path):
+        if not raw.strip():
+            continue
+        rec = _record(raw)
+        if rec is None:
+            bad += 1
+            continue
+        if reader is None:
+            host = host_of(rec)
+            if not host:
+                waiting.append((n, rec))
+                continue
+            reader = _reader(host)
+            for m, early in waiting:
+                reader.feed(m, early)
+        reader.feed(n, rec)
+    if reader is None:
+        if waiting or bad:
+            why = "not JSON lines" if not waiting else "not a Claude Code or Codex transcript"
+            raise TranscriptError(path, why)
+        host = _codex_records.HOST if path.name.startswith("rollout-") else _claude_records.HOST
+        return Transcript(host, "", "", ())
+    steps = tuple(reader.steps())
+    return Transcript(reader.host, reader.version, reader.session, steps, reader.skipped + bad)
+
+
+def units(t: Transcript) -> list[tuple[Step, ...]]:
+    """The transcript as units of work, each opening with a prompt (what comes before the
+    first prompt belongs to the first unit)."""
+    out: list[list[Step]] = []
+    for step in t.steps:
+        if step.kind == "prompt" and (not out or any(s.kind == "prompt" for s in out[-1])):
+            out.append([])
+        if not out:
+            out.append([])
+        out[-1].append(step)
+    return [tuple(u) for u in out]
+
+
+def activity(path: str | Path, offset: int = 0) -> Activity:
+    """Prompts, tool calls and failed tool calls in the complete lines after byte `offset`.
+
+    Pass the returned `offset` to the next call to count only what was written since. A
+    file now shorter than `offset` was replaced, and is counted from its start.
+    """
+    path = Path(path)
+    with _open(path) as f:
+        size = f.seek(0, 2)
+        start = offset if 0 <= offset <= size else 0
+        f.seek(start)
+        readers: dict[str, Reader] = {}
+        pos = start
+        for raw in f:
+            if not raw.endswith(b"\n"):
+                break  # still being written: the next call reads it whole
+            pos += len(raw)
+            rec = _record(raw) if raw.strip() else None
+            host = host_of(rec) if rec is not None else ""
+            if host:
+                readers.setdefault(host, _reader(host)).feed(0, rec)  # type: ignore[arg-type]
+    act = Activity(offset=pos)
+    for reader in readers.values():
+        for step in reader.steps():
+            act.user_prompts += step.kind == "prompt"
+            act.tool_calls += step.kind == "tool"
+            act.failed_tool_calls += step.failed
+        act.failed_tool_calls += reader.calls.orphans
+    return act
