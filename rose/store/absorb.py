@@ -5,14 +5,32 @@ next prompt has begun, or when the session has ended; a Stop may absorb the comp
 units so far and SessionEnd the rest. An episode's id is derived from the session and
 the unit's turn, so absorbing the same unit twice finds its episode already written
 and writes nothing: no unit is ever counted twice, whichever job gets there first.
+
+Attribution is combined from its sources, best first. The in-session reflector (`used`
+entries from ``rose used`` or a ``reflector``) decides for the lessons it names; the
+judges of the digest (``assess``, a ``background`` reflection) fill in the rest; a lesson
+the agent cited counts as used unless the reflector said it was not. Within one rank a
+lesson said to be unused once is unused. A lesson served and named by nobody was not
+used: strict by default.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
-from rose.models import ClaimRef, Episode, Outcome, Span, valid_id
+from rose.models import (
+    AttributionSource,
+    Cause,
+    ClaimRef,
+    Episode,
+    Outcome,
+    RecallMode,
+    Span,
+    valid_id,
+)
 from rose.store import sessions, shortid
 
 
@@ -22,6 +40,13 @@ def episode_id(session_id: str, turn: int) -> str:
 
 
 OUTCOMES: dict[str, Outcome] = {o: o for o in ("success", "failure", "partial", "unknown")}
+RECALL_MODES: dict[str, RecallMode] = {m: m for m in ("fits", "judged", "degraded")}
+CAUSES: dict[str, Cause] = {c: c for c in ("irrelevant", "redundant", "ignored")}
+#: The sources in the order an episode lists them (best first).
+_ORDER: tuple[AttributionSource, ...] = ("rose used", "reflector", "assess", "background", "cite")
+
+#: Turns a short id (as the block shows it) into the lesson id it is a prefix of.
+Resolve = Callable[[str], str]
 
 
 @dataclass
@@ -29,9 +54,13 @@ class Unit:
     turn: int
     prompt: str = ""
     time: str = ""
+    recall: RecallMode = ""
     served: list[str] = field(default_factory=list)
-    used: list[str] = field(default_factory=list)
-    unused: list[str] = field(default_factory=list)
+    # lesson -> used?, as the in-session reflector said, and as the digest's judges judged
+    reflected: dict[str, bool] = field(default_factory=dict)
+    assessed: dict[str, bool] = field(default_factory=dict)
+    causes: dict[str, Cause] = field(default_factory=dict)  # from the digest's judges
+    spoke: set[AttributionSource] = field(default_factory=set)
     citations: list[str] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
     expansions: list[ClaimRef] = field(default_factory=list)
@@ -39,12 +68,28 @@ class Unit:
     outcome: Outcome = "unknown"
     summary: str = ""
 
+    def attribution(self) -> tuple[list[str], list[str]]:
+        """(used, unused): every lesson served or named, each in exactly one of them."""
+        verdict = dict(self.assessed)
+        for i in self.citations:
+            if self.reflected.get(i, True):
+                verdict[i] = True
+        verdict.update(self.reflected)
+        named = dict.fromkeys([*self.served, *self.reflected, *self.assessed, *self.citations])
+        used = [i for i in named if verdict.get(i, False)]
+        return used, [i for i in named if not verdict.get(i, False)]
 
-def units(entries: list[dict], *, final: bool) -> list[Unit]:
+    def sources(self) -> list[AttributionSource]:
+        return [s for s in _ORDER if s in self.spoke or (s == "cite" and self.citations)]
+
+
+def units(entries: list[dict], *, final: bool, resolve: Resolve | None = None) -> list[Unit]:
     """The units of work in a session's log; the last one only when the session has ended.
 
-    An entry that names no `turn` belongs to the unit open when it was written.
+    An entry that names no `turn` belongs to the unit open when it was written. With
+    `resolve`, every lesson id is resolved as it is read (the block shows short ids).
     """
+    full: Resolve = resolve or (lambda i: i)
     found: dict[int, Unit] = {}
     current = 0
     for e in entries:
@@ -53,21 +98,21 @@ def units(entries: list[dict], *, final: bool) -> list[Unit]:
             current = int(e.get("turn") or current + 1)
             u = found.setdefault(current, Unit(current))
             u.prompt, u.time = str(e.get("prompt", "")), str(e.get("time", ""))
-            _extend(u.served, e.get("served"))
+            u.recall = RECALL_MODES.get(str(e.get("recall", "")), u.recall)
+            _extend(u.served, e.get("served"), full)
             continue
         turn = int(e.get("turn") or current)
         if turn not in found:
             continue  # attribution for a unit this log never opened
         u = found[turn]
         if kind == "used":
-            _extend(u.used, e.get("used"))
-            _extend(u.unused, e.get("unused"))
+            _said(u, e, full)
         elif kind == "cite":
-            _extend(u.citations, e.get("ids"))
+            _extend(u.citations, e.get("ids"), full)
         elif kind == "span" and valid_id(e.get("lesson")) and e.get("span"):
-            u.spans.append(Span(lesson=str(e["lesson"]), span=str(e["span"])))
+            u.spans.append(Span(lesson=full(str(e["lesson"])), span=str(e["span"])))
         elif kind in ("expand", "rescue") and valid_id(e.get("lesson")) and e.get("claim"):
-            ref = ClaimRef(lesson=str(e["lesson"]), claim=str(e["claim"]))
+            ref = ClaimRef(lesson=full(str(e["lesson"])), claim=str(e["claim"]))
             (u.expansions if kind == "expand" else u.rescues).append(ref)
         elif kind == "outcome" and e.get("outcome") in OUTCOMES:
             u.outcome, u.summary = OUTCOMES[e["outcome"]], str(e.get("summary", ""))
@@ -75,76 +120,83 @@ def units(entries: list[dict], *, final: bool) -> list[Unit]:
     return done if final else done[:-1]
 
 
-def _extend(into: list[str], ids: object) -> None:
+def _said(u: Unit, e: dict, full: Resolve) -> None:
+    """Fold one `used` entry into the unit: its source's verdicts, strict within a source."""
+    source = e.get("source") or "rose used"  # written before sources were recorded
+    if source not in sessions.SOURCES or e.get("error"):
+        return  # a foreign source, or a judgement that failed: it said nothing
+    digest = source in sessions.DIGEST_SOURCES
+    into = u.assessed if digest else u.reflected
+    used: list[str] = []
+    unused: list[str] = []
+    _extend(used, e.get("used"), full)
+    _extend(unused, e.get("unused"), full)
+    for i in used:
+        into.setdefault(i, True)
+    for i in unused:
+        into[i] = False
+    if digest:
+        causes = e.get("causes")
+        for i, cause in (causes if isinstance(causes, dict) else {}).items():
+            if valid_id(i) and cause in CAUSES:
+                u.causes[full(i)] = CAUSES[cause]
+    if used or unused:
+        u.spoke.add(cast(AttributionSource, source))
+
+
+def _extend(into: list[str], ids: object, full: Resolve) -> None:
     """Add the valid ids among `ids` (a log line is scratch: anything may be in it)."""
     for i in ids if isinstance(ids, list) else []:
-        if valid_id(i) and i not in into:
-            into.append(i)
+        if valid_id(i) and (lid := full(i)) not in into:
+            into.append(lid)
 
 
-def _ids(ep: Episode) -> list[str]:
-    spans = [s.lesson for s in ep.load_bearing]
-    claims = [c.lesson for c in [*ep.expansions, *ep.rescues]]
-    return [*ep.served, *ep.used, *ep.citations, *spans, *claims]
+def resolver(every: Callable[[], list[str]]) -> Resolve:
+    """A `Resolve` over the lesson ids `every()` lists, asked for them only when an id is
+    short. A prefix that names no lesson, or several, is kept as written: a log line is
+    scratch."""
+    pool: list[list[str]] = []
 
-
-def prefixes(ep: Episode) -> list[str]:
-    """The ids in `ep` that look like the injected block's short ids (a prefix to resolve)."""
-    return [i for i in _ids(ep) if shortid.is_short(i)]
-
-
-def resolved(ep: Episode, every: list[str]) -> Episode:
-    """`ep` with each short id it holds replaced by the lesson id it is a unique prefix of.
-
-    A prefix that names no lesson, or several, is kept as written: a log line is scratch.
-    """
-    full: dict[str, str] = {}
-    for i in prefixes(ep):
+    def resolve(i: str) -> str:
+        if not shortid.is_short(i):
+            return i
+        if not pool:
+            pool.append(every())
         try:
-            full[i] = shortid.resolve(i, every) or i
+            return shortid.resolve(i, pool[0]) or i
         except shortid.AmbiguousId:
-            full[i] = i
+            return i
 
-    def ids(values: list[str]) -> list[str]:
-        return list(dict.fromkeys(full.get(v, v) for v in values))
+    return resolve
 
-    def claims(values: list[ClaimRef]) -> list[ClaimRef]:
-        return [ClaimRef(lesson=full.get(r.lesson, r.lesson), claim=r.claim) for r in values]
 
-    return ep.model_copy(
-        update={
-            "served": ids(ep.served),
-            "used": ids(ep.used),
-            "citations": ids(ep.citations),
-            "load_bearing": [
-                Span(lesson=full.get(r.lesson, r.lesson), span=r.span) for r in ep.load_bearing
-            ],
-            "expansions": claims(ep.expansions),
-            "rescues": claims(ep.rescues),
-        }
+def episode(session_id: str, u: Unit) -> Episode:
+    """The episode unit `u` of the session makes."""
+    used, unused = u.attribution()
+    return Episode(
+        id=episode_id(session_id, u.turn),
+        session=session_id,
+        turn=u.turn,
+        prompt=u.prompt,
+        outcome=u.outcome,
+        served=u.served,
+        used=used,
+        unused=unused,
+        causes={i: c for i, c in u.causes.items() if i in unused},
+        recall=u.recall,
+        attributed_by=u.sources(),
+        citations=u.citations,
+        load_bearing=u.spans,
+        expansions=u.expansions,
+        rescues=u.rescues,
+        accepted_summary=u.summary,
+        **({"time": u.time} if u.time else {}),
     )
 
 
-def episodes(store_root: str, session_id: str, *, final: bool) -> list[Episode]:
+def episodes(
+    store_root: str, session_id: str, *, final: bool, resolve: Resolve | None = None
+) -> list[Episode]:
     """The episodes the session's complete units make (written or not yet)."""
-    out = []
-    for u in units(sessions.read(store_root, session_id), final=final):
-        used = [i for i in u.used if i not in u.unused]
-        out.append(
-            Episode(
-                id=episode_id(session_id, u.turn),
-                session=session_id,
-                turn=u.turn,
-                prompt=u.prompt,
-                outcome=u.outcome,
-                served=u.served,
-                used=used,
-                citations=u.citations,
-                load_bearing=u.spans,
-                expansions=u.expansions,
-                rescues=u.rescues,
-                accepted_summary=u.summary,
-                **({"time": u.time} if u.time else {}),
-            )
-        )
-    return out
+    entries = sessions.read(store_root, session_id)
+    return [episode(session_id, u) for u in units(entries, final=final, resolve=resolve)]
