@@ -64,11 +64,13 @@ def test_add_rejects_empty_body_and_bad_scope(run):
     assert res.exit_code == 2
 
 
-def test_add_to_missing_global_store_says_how(run):
+def test_add_to_missing_global_store_creates_it_and_says_so(run, tmp_path):
     run("init")
     res = run("add", "Everywhere lesson.", "--scope", "global")
-    assert res.exit_code == 1
-    assert "rose init --scope global" in res.output
+    assert res.exit_code == 0, res.output
+    glob = tmp_path / "home" / ".rose"
+    assert f"created the global store {glob}" in res.output
+    assert len(list((glob / "nodes").rglob("*.md"))) == 1
 
 
 def test_query_table_json_errors_and_read_only(run):

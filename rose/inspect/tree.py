@@ -69,9 +69,11 @@ def render_text(dag: nx.DiGraph, *, verbose: bool = False, recent: bool = False)
         lines.append(f"{pad}L{a['level']} {n}  {a['title']}  ({a['tokens']} tok){mark}{when}")
         if verbose and a["gist"]:
             lines.append(f"{pad}    gist: {a['gist']}")
-        if verbose and a.get("provisional"):
-            derived = ", ".join(a["provisional"])
+        derived = ", ".join(f for f in a.get("provisional") or () if f != "reconcile")
+        if verbose and derived:
             lines.append(f"{pad}    provisional: {derived} (first sentence, not yet written)")
+        if verbose and "reconcile" in (a.get("provisional") or ()):
+            lines.append(f"{pad}    not reconciled yet: the model was unavailable; a job does it")
         for c in a["dropped"]:
             lines.append(f"{pad}    − dropped {c['kind']}: {c['claim']}  (held by {c['holder']})")
         for child in sorted(dag.successors(n), key=lambda c: (-dag.nodes[c]["level"], c)):

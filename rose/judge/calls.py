@@ -49,8 +49,8 @@ class Call:
     context: type[BaseModel]
     answer: type[BaseModel]
     cache: bool
-    # (list field of the context, field of the answer) whose ids must match.
-    ids: tuple[str, str] | None = None
+    # (list field of the context, then the fields of the answer) whose ids must be offered.
+    ids: tuple[str, ...] | None = None
 
 
 CALLS: dict[str, Call] = {
@@ -70,7 +70,7 @@ CALLS: dict[str, Call] = {
             m.RelatedContext,
             m.RelatedAnswer,
             cache=True,
-            ids=("candidates", "matches"),
+            ids=("candidates", "matches", "descend"),
         ),
         Call(
             "reconcile",
@@ -364,14 +364,16 @@ def unknown_ids(spec: Call, ctx: BaseModel, answer: BaseModel) -> list[str]:
     """Ids in `answer` that the context never offered (an answer may not invent lessons)."""
     if spec.ids is None:
         return []
-    offered_field, answered_field = spec.ids
+    offered_field, *answered_fields = spec.ids
     offered = {item.id for item in getattr(ctx, offered_field)}
-    answered = getattr(answer, answered_field)
-    if isinstance(answered, str):
-        answered_ids = [answered] if answered else []
-    else:
-        answered_ids = [item.id for item in answered]
-    return [i for i in answered_ids if i not in offered]
+    answered_ids: list[str] = []
+    for answered_field in answered_fields:
+        answered = getattr(answer, answered_field)
+        if isinstance(answered, str):
+            answered_ids += [answered] if answered else []
+        else:
+            answered_ids += [item.id for item in answered]
+    return [i for i in dict.fromkeys(answered_ids) if i not in offered]
 
 
 def for_store(

@@ -7,9 +7,13 @@ select, scope and reconcile. Each reads only what its prompt shows.
   about it; a topic reached only through a bridging lesson's wording is a ``maybe``
   once that lesson is among those found, and invisible before.
 - ``related`` and ``select`` likewise match topics named in candidate lines (and, for
-  select, in the rules).
+  select, in the rules). ``related`` asks to see below a line that names no topic, or
+  names the new lesson's subject among two or more others (a summary of several lessons:
+  which of them holds the point cannot be told from it), as ``relevance`` does.
 - ``scope`` and ``reconcile`` read lessons in full: the topics they name and the facts
-  they carry (markers beside the words that state them), compared fact by fact.
+  they carry (markers beside the words that state them), compared fact by fact. The
+  reconciler writes the new lesson's title and gist as a writer would (`World.lesson`),
+  and for a refinement the detail as the terse sentences of the facts the target lacks.
 """
 
 from __future__ import annotations
@@ -67,12 +71,17 @@ def _verdict(topics: set[str], asked: set[str], reach: set[str]) -> tuple[str, s
 
 def related(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     subjects = world.subjects_in(parse.section(prompt, "new"))
-    matches = []
+    matches, descend = [], []
     for cid, line in parse.items(parse.section(prompt, "candidates")):
-        shared = set(world.topics_in(line)) & subjects
-        if bool(shared) != d.flip(cid):
+        topics = set(world.topics_in(line))
+        shared = topics & subjects
+        if not topics or (shared and len(topics - subjects) >= 2):
+            if not d.flip(cid):  # a wrong call here misses the branch
+                why = f"covers {_names(topics)}" if topics else "its summary names no subject"
+                descend.append({"id": cid, "reason": f"{why}: too general to tell"})
+        elif bool(shared) != d.flip(cid):
             matches.append({"id": cid, "reason": f"also about {_names(shared)}"})
-    return {"matches": matches}
+    return {"matches": matches, "descend": descend}
 
 
 def select(world: World, prompt: str, d: Draws) -> dict[str, Any]:
@@ -103,9 +112,10 @@ def reconcile(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     new_blocks = parse.lessons(parse.section(prompt, "new"))
     new = world.facts_in(new_blocks[0][1]) if new_blocks else []
     existing = parse.lessons(parse.section(prompt, "existing"))
+    held = {eid: world.facts_in(block) for eid, block in existing}
     best = ("orthogonal", "", "", "it shares no subject with any existing lesson")
-    for eid, block in existing:
-        found = _relation(world, new, world.facts_in(block))
+    for eid, facts in held.items():
+        found = _relation(world, new, facts)
         if _RANK.index(found[0]) < _RANK.index(best[0]):
             best = (found[0], eid, found[1], found[2])
     relation, target, question, reason = best
@@ -113,7 +123,27 @@ def reconcile(world: World, prompt: str, d: Draws) -> dict[str, Any]:
         relation, question = _WRONG_RELATION[relation], ""
         target = "" if relation == "orthogonal" else (target or existing[0][0])
         reason = f"judged otherwise: {reason}"
-    return {"relation": relation, "target": target, "question": question, "reason": reason}
+    lacking = [f for f in new if f not in held.get(target, [])] or new
+    detail = " ".join(world.facts[f].terse for f in lacking) if relation == "refines" else ""
+    title, gist = _heading(world, new, new_blocks[0][1] if new_blocks else "")
+    return {
+        "relation": relation,
+        "target": target,
+        "question": question,
+        "detail": detail or ("More on the same points." if relation == "refines" else ""),
+        "title": title,
+        "gist": gist,
+        "reason": reason,
+    }
+
+
+def _heading(world: World, facts: list[str], block: str) -> tuple[str, str]:
+    """The title and gist a writer gives a lesson holding `facts` (or what its block shows)."""
+    if facts:
+        draft = world.lesson(facts, verbose=False)
+        return draft.title, draft.gist
+    title, gist, _body = parse.lesson_parts(block)
+    return title.strip() or "Notes", gist.strip() or "Notes on nothing in particular."
 
 
 def _relation(world: World, new: list[str], old: list[str]) -> tuple[str, str, str]:

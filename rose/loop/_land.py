@@ -1,0 +1,83 @@
+"""Where a new lesson lands: the store of its scope, created on first use, and said so.
+
+ROSE installed for the user alone has hooks and no store. The first project lesson then
+creates `.rose/` at the repository's root (the nearest folder up from the working
+directory holding `.git`, a folder or a worktree's file), and the first global one
+creates `~/.rose`; either way one line says where, and the status line gets a few words
+(`rose.store.facade.notify`). Outside any repository there is no project to file a
+project lesson under: it lands in the global store, and that is said too. A found store
+is never second-guessed: `ROSE_HOME`, or a `.rose` up the tree, is the project store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rose.errors import StoreNotFound
+from rose.store.facade import Store, notify
+from rose.store.layout import StoreDir, global_root
+
+
+def repo_root(start: Path | None = None) -> Path | None:
+    """The nearest folder from `start` (the working directory) upwards holding `.git`."""
+    here = (start or Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def existing(start: Path | None = None) -> Store | None:
+    """The store for `start` as it is, or None when there is none at all yet."""
+    try:
+        return Store.open(start)
+    except StoreNotFound:
+        return None
+
+
+def project_name(store: Store | None, start: Path | None = None) -> str:
+    """What the scope judgement is told the repository is called."""
+    if store is not None and store.project is not None:
+        return store.project.root.resolve().parent.name
+    root = repo_root(start)
+    return (root or (start or Path.cwd()).resolve()).name
+
+
+def store_for(store: Store | None, scope: str, start: Path | None = None) -> tuple[Store, str]:
+    """The store a lesson of `scope` lands in, and the scope it lands in there.
+
+    Creates the store the scope needs when it is missing (and says so); a project lesson
+    with no repository to hold it lands in the global store.
+    """
+    if scope == "project":
+        if store is not None and store.project is not None:
+            return store, "project"
+        root = repo_root(start)
+        if root is None:
+            scope = "global"
+            note = "not in a git repository: the project lesson goes to the global store {}"
+        else:
+            path = root / ".rose"
+            StoreDir(path, "project").create()
+            notify(
+                f"created a project store at {path} for this repository's first lesson "
+                "(commit it to share what ROSE learns here)",
+                "new store: .rose/",
+            )
+            glob = global_root()
+            return Store(path.resolve(), glob if glob.is_dir() else None), "project"
+    else:
+        note = ""
+    if store is not None and store.global_ is not None:
+        if note:
+            notify(note.format(store.global_.root), "filed globally: no repository")
+        return store, "global"
+    glob = global_root()
+    created = not glob.is_dir()
+    StoreDir(glob, "global").create()
+    if note:
+        notify(note.format(glob), "filed globally: no repository")
+    elif created:
+        notify(f"created the global store {glob} for the first global lesson", "new store: ~/.rose")
+    project = store.project.root if store is not None and store.project is not None else None
+    return Store(project, glob), "global"

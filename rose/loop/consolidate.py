@@ -1,0 +1,335 @@
+"""Consolidation: a new lesson is reconciled with what is known before it is stored.
+
+Whatever minted it (a reflection, the session end, `rose add`), a lesson goes through
+three judgements, then the code applies the answer:
+
+1. `scope`: does it depend on this repository, or hold anywhere? The judge's answer is
+   final (its prompt carries the asymmetric-error rule: when unsure, global). A scope
+   given by the caller (`rose add --scope`) is not asked again. The store of that scope
+   is created on first use and said so (`rose.loop._land`).
+2. `related`: the lessons of that scope on the same subject, found by walking down from
+   the apexes into every branch the model says may hold it (`rose.loop._related`).
+3. `reconcile`: one relation to one of them, and the lesson's title and gist (written
+   where they were only derived from the first sentence):
+
+   - duplicate: nothing stored; the hit is logged (`rose status` counts it).
+   - refines: the detail the model names is folded into the matched lesson's body, and
+     registered as a patch on every lesson above it, on every path up to each apex, in
+     one write unit; recall serves a lesson's patches with it, so the apexes carry the
+     detail at once. (Whether a patch later rescued work is for episodes to show.)
+   - contradicts: both kept and marked disputed, each naming the other, both carrying the
+     question; the new lesson is an apex of the target's family, so recall meets the
+     question without descending.
+   - specialises: a sibling of the more general lesson: its family, and its parents (none
+     when the general lesson is an apex). Not its child: in this DAG a parent is what its
+     children were compressed or merged into, and its delta manifest, regression set and
+     descent candidates say so; the new lesson was compressed into nothing.
+   - orthogonal: a family of its own, named as minted (its title's first words when it
+     came with the default family), made unique with `-2`, `-3` ...
+
+A judge that cannot answer (`OUTAGES`) never costs the lesson: it is stored as it came,
+in the scope asked for (else its own), with `"reconcile"` in `Node.provisional` (its
+title and gist stay provisional where they were derived), and `reconcile_job` reconciles
+every such lesson later. The caller queues that job (`rose.host.capture`; a stage may not
+reach into the job runner). Every lesson offered is logged as an `add` event with its
+`source`, and each later reconciliation as a `reconcile` event: `captured` counts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from rose.errors import (
+    AnswerInvalid,
+    BackendFailed,
+    BackendTimeout,
+    BackendUnavailable,
+    GraphDamaged,
+    RoseError,
+)
+from rose.events import read_events
+from rose.judge.models import Lesson, ReconcileAnswer
+from rose.loop import _land, _related, _relations
+from rose.models import Node, first_sentence
+from rose.store.facade import Store
+
+if TYPE_CHECKING:
+    from rose.host.jobs import JobContext
+
+#: Who offered a lesson (`source`): a reflection, the session end, or the user.
+Source = Literal["reflector", "session-end", "user"]
+SOURCES: tuple[str, ...] = ("reflector", "session-end", "user")
+RELATIONS: tuple[str, ...] = ("duplicate", "refines", "contradicts", "specialises", "orthogonal")
+#: The judge could not answer: the lesson is kept unreconciled, for `reconcile_job`.
+OUTAGES = (BackendUnavailable, BackendFailed, BackendTimeout, AnswerInvalid, GraphDamaged)
+
+
+@dataclass
+class Consolidated:
+    """What became of one lesson.
+
+    `relation` is a reconcile relation, or "unreconciled" (the judge could not answer:
+    `why` says what failed) or "not reconciled" (the caller said not to). `lesson` is the
+    lesson as stored, None when nothing of it was (a duplicate, a refinement). `store` is
+    the store it landed in (a new one, when it had to be created). `pending` lists the
+    lessons of that store still waiting for `reconcile_job`; `job` is what queueing it
+    came to (`rose.host.capture` fills it in).
+    """
+
+    store: Store
+    relation: str
+    lesson: Node | None
+    target: str = ""
+    question: str = ""
+    reason: str = ""
+    why: str = ""
+    written: list[str] = field(default_factory=list)
+    patched: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+    job: str = ""
+
+    @property
+    def ids(self) -> list[str]:
+        """The id of the lesson stored, when one was: a duplicate or refinement stores none."""
+        return [self.lesson.id] if self.lesson is not None else []
+
+    @property
+    def reconciled(self) -> bool:
+        return self.relation in RELATIONS
+
+    def line(self) -> str:
+        """One line saying what happened, for `rose add`."""
+        if self.relation == "duplicate":
+            return f"not added: it says nothing {self.target} does not already say"
+        if self.relation == "refines":
+            above = f"; patched {len(self.patched)} lesson(s) above it" if self.patched else ""
+            return f"folded into {self.target}{above}"
+        node = self.lesson
+        head = f"added {node.id} · {node.family} · {node.title}" if node else "added"
+        tail = {
+            "contradicts": f" — disputes {self.target}: {self.question}",
+            "specialises": f" — beside {self.target}, a narrower case of it",
+            "unreconciled": f" — not reconciled yet ({self.why})",
+        }.get(self.relation, "")
+        return head + tail
+
+
+def consolidate(
+    store: Store | None,
+    judge: Any,
+    lesson: Node,
+    *,
+    source: str,
+    scope: str | None = None,
+    reconcile: bool = True,
+    start: Path | None = None,
+) -> Consolidated:
+    """Reconcile `lesson` with what is known, then store what the relation says to.
+
+    `store` None: the store for `start` (the working directory), created as the lesson's
+    scope needs. `judge` None: the store's own (`rose.judge.calls.for_store`). `scope`:
+    the caller's choice, not asked again. `reconcile` False stores the lesson as it is.
+    """
+    if source not in SOURCES:
+        raise RoseError(f"source {source!r} is not one of {', '.join(SOURCES)}")
+    lesson = _redacted(lesson)  # before any of it reaches a model
+    if store is None:
+        store = _land.existing(start)
+    if not reconcile:
+        return _keep(store, lesson, scope or lesson.scope, source, start, why="")
+    bare = judge is None and store is None  # no store yet: the scope call has no cache
+    try:
+        judge = judge if judge is not None else _judge(store)
+        if scope is None:
+            scope = _scope(judge, lesson, store, start)
+    except OUTAGES as exc:
+        return _keep(store, lesson, scope or lesson.scope, source, start, why=_why(exc))
+    landed, scope = _land.store_for(store, scope, start)
+    if bare:
+        from rose.judge.calls import for_store
+
+        judge = for_store(landed, backend=judge.backend)
+    try:
+        done = _reconcile(landed, judge, lesson, stored=False, scope=scope)
+    except OUTAGES as exc:
+        return _keep(landed, lesson, scope, source, start, why=_why(exc))
+    done.pending = pending(landed)
+    _logged(done, source)
+    return done
+
+
+def pending(store: Store) -> list[str]:
+    """The lessons stored unreconciled, oldest first (nothing when the index is unreadable)."""
+    try:
+        return [r["id"] for r in store.read("unreconciled")]
+    except RoseError:
+        return []
+
+
+def reconcile_pending(store: Store, *, judge: Any = None) -> list[Consolidated]:
+    """Reconcile every lesson stored unreconciled. A lesson whose answer does not fit is
+    left for the next run; a backend that cannot answer at all ends the run (raised)."""
+    ids = pending(store)
+    if not ids:
+        return []
+    if judge is None:
+        from rose.judge.calls import for_store
+
+        judge = for_store(store)
+    out = []
+    for lesson_id in ids:
+        node = store.get(lesson_id)
+        try:
+            done = _reconcile(store, judge, node, stored=True, scope=node.scope)
+        except AnswerInvalid:
+            continue
+        data = {"id": node.id, "relation": done.relation, "target": done.target}
+        store.log("reconcile", {**data, "scope": node.scope})
+        out.append(done)
+    return out
+
+
+def reconcile_job(job: JobContext) -> None:
+    """The `reconcile` job: reconcile every lesson stored while the judge was unavailable.
+
+    Fails (kept in `rose jobs` with the reason) while any is left, so the next lesson
+    stored queues it again."""
+    store = job.store()
+    reconcile_pending(store)
+    left = pending(store)
+    if left:
+        raise RoseError(
+            f"{len(left)} lesson(s) still not reconciled ({', '.join(left[:5])}): the judge's "
+            "answers did not fit; the next lesson stored queues this job again"
+        )
+
+
+def captured(events: Path, *, unreconciled: int = 0) -> dict[str, Any]:
+    """What `rose status` shows of consolidation: lessons offered by source, what became of
+    them, the duplicates caught (then or on a later reconcile) and what still waits."""
+    by_source = dict.fromkeys(SOURCES, 0)
+    outcomes: dict[str, int] = {}
+    for e in read_events(events, kind="add"):
+        source = str(e.get("source") or "user")  # a plain `Store.add` is the user's
+        by_source[source] = by_source.get(source, 0) + 1
+        relation = str(e.get("relation") or "not reconciled")
+        outcomes[relation] = outcomes.get(relation, 0) + 1
+    later = read_events(events, kind="reconcile")
+    for e in later:
+        relation = str(e.get("relation"))
+        outcomes[relation] = outcomes.get(relation, 0) + 1
+    return {
+        "by_source": by_source,
+        "outcomes": outcomes,
+        "duplicates": outcomes.get("duplicate", 0),
+        "reconciled_later": len(later),
+        "unreconciled": unreconciled,
+    }
+
+
+# -- the steps ---------------------------------------------------------------------------
+
+
+def _judge(store: Store | None) -> Any:
+    from rose.judge.calls import Judge, for_store
+
+    if store is not None:
+        return for_store(store)
+    from rose import config as configmod
+    from rose.model.registry import make_backend
+
+    settings = configmod.load([])  # no store, so no settings: the defaults
+    backend = make_backend(settings.agent, model=settings.model or None)
+    return Judge(backend, cache_path=None, events_path=None)
+
+
+def _scope(judge: Any, lesson: Node, store: Store | None, start: Path | None) -> str:
+    context = {"lesson": _related.as_lesson(lesson), "project": _land.project_name(store, start)}
+    return str(judge.ask("scope", context).scope)
+
+
+def _reconcile(store: Store, judge: Any, lesson: Node, *, stored: bool, scope: str) -> Consolidated:
+    walk = _related.walk(store, judge, lesson, scope)
+    ids = [r["id"] for r in walk.matched]
+    rows = [r["lesson"] for r in store.read("lesson_get", ids=ids)] if ids else []
+    existing = [Lesson(id=r["id"], title=r["title"], gist=r["gist"], body=r["body"]) for r in rows]
+    if existing or {"title", "gist"} & set(lesson.provisional):
+        context = {"lesson": _related.as_lesson(lesson), "existing": existing}
+        answer = judge.ask("reconcile", context)
+    else:  # nothing on its subject and nothing to write: no call needed
+        answer = _alone(lesson)
+    lesson.scope = scope  # type: ignore[assignment]
+    applied = _relations.apply(store, lesson, answer, stored=stored, scope=scope)
+    return Consolidated(
+        store=store,
+        relation=answer.relation,
+        lesson=applied.kept,
+        target=answer.target,
+        question=answer.question,
+        reason=answer.reason,
+        written=applied.written,
+        patched=applied.patched,
+    )
+
+
+def _alone(lesson: Node) -> ReconcileAnswer:
+    gist = lesson.gist or first_sentence(lesson.body) or lesson.title
+    return ReconcileAnswer(
+        relation="orthogonal",
+        target="",
+        question="",
+        detail="",
+        title=lesson.title,
+        gist=gist,
+        reason="no lesson on its subject",
+    )
+
+
+def _keep(
+    store: Store | None, lesson: Node, scope: str, source: str, start: Path | None, *, why: str
+) -> Consolidated:
+    """Store the lesson as it came; marked for `reconcile_job` when the judge failed (`why`)."""
+    landed, scope = _land.store_for(store, scope, start)
+    if why:
+        lesson.provisional = [*lesson.provisional, "reconcile"]
+    node = landed.keep(lesson, scope=scope)
+    done = Consolidated(
+        store=landed,
+        relation="unreconciled" if why else "not reconciled",
+        lesson=node,
+        why=why,
+        written=[node.id],
+    )
+    done.pending = pending(landed) if why else []
+    if why and node.id not in done.pending:  # written, but the index could not be read
+        done.pending.append(node.id)
+    _logged(done, source)
+    return done
+
+
+def _logged(done: Consolidated, source: str) -> None:
+    node = done.lesson
+    data: dict[str, Any] = {"source": source, "relation": done.relation}
+    if node is not None:
+        data |= {"id": node.id, "scope": node.scope}
+        too_big = done.store.too_big(node)
+        if too_big:
+            data["too_big"] = too_big
+    if done.target:
+        data["target"] = done.target
+    if done.why:
+        data["why"] = done.why
+    done.store.log("add", data)
+
+
+def _why(exc: Exception) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _redacted(lesson: Node) -> Node:
+    from rose.redact import redact_obj
+
+    return Node.model_validate(redact_obj(lesson.model_dump()))
