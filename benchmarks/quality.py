@@ -6,8 +6,9 @@
 
 Each seed draws a world (`rose.sim.World`) and a stream of --sessions tasks in it, and
 every arm works the same stream with the same simulated agent; only what is injected
-differs. Until reflection exists every arm starts from the same lessons, the world's own
-(one verbose level-0 lesson per topic, as a person would write them). The arms:
+differs. The reference arms start from the world's own lessons (one verbose level-0 lesson
+per topic, as a person would write them, once every topic was learnt); ROSE starts from an
+empty store and mints its lessons from the sessions themselves. The arms:
 
 - ``none``: nothing is injected;
 - ``flat``: every level-0 lesson in full on every prompt (the one big instructions file);
@@ -15,8 +16,10 @@ differs. Until reflection exists every arm starts from the same lessons, the wor
   call over all of them), in full, within `recall.max_pack_tokens`: filtering alone;
 - ``collapsed``: the same judgement over the lessons of every level at once, instead of
   walking from the apexes (the same as topk while every lesson is level 0);
-- ``rose``: ROSE as it is, through its real hooks (`rose.host.drive`): the prompt hook's
-  recall, the session log, episodes absorbed at the session's end;
+- ``rose``: ROSE as it is, through its real hooks (`rose.host.drive`), from an empty store:
+  the prompt hook's recall, the session log, and at the session's end its transcript judged
+  (`assess`), its episode written, a reflection minting lessons, consolidation;
+- ``rose-seeded``: the same, starting from the world's lessons as the reference arms do;
 - ``rose-noise10``, ``rose-noise20``: ROSE with 10 % / 20 % of the model's judgements
   wrong (the agent and the world unchanged); rose-noise20 only when asked for.
 
@@ -59,8 +62,10 @@ from rose.store.facade import Store
 
 HERE = Path(__file__).resolve().parent
 ARMS = ("none", "flat", "topk", "collapsed", "rose", "rose-noise10")
-OPTIONAL = ("rose-noise20",)
+OPTIONAL = ("rose-seeded", "rose-noise20")
 NOISE_ARMS = {"rose-noise10": 0.10, "rose-noise20": 0.20}
+#: The ROSE arms that start from the world's lessons rather than an empty store.
+SEEDED_ARMS = ("rose-seeded",)
 STAGE_FIGURES = ["background_calls_per_session", *(k for keys in FIGURES.values() for k in keys)]
 SERVE = {"relevant": 0, "maybe": 1, "descend": 2}  # verdicts a filter serves, in this order
 
@@ -84,7 +89,7 @@ class NoMemory:
     def prompt(self, session: str, text: str) -> dict[str, Any]:
         return {"block": ""}
 
-    def end(self, session: str) -> dict[str, Any]:
+    def end(self, session: str, transcript: str = "") -> dict[str, Any]:
         return {}
 
 
@@ -113,7 +118,7 @@ class Flat:
     def prompt(self, session: str, text: str) -> dict[str, Any]:
         return {"block": self.text}
 
-    def end(self, session: str) -> dict[str, Any]:
+    def end(self, session: str, transcript: str = "") -> dict[str, Any]:
         return {}
 
 
@@ -136,7 +141,7 @@ class Filter:
         calls, spent = self.tally.take()
         return {"block": block, "calls": calls, "model_tokens": spent}
 
-    def end(self, session: str) -> dict[str, Any]:
+    def end(self, session: str, transcript: str = "") -> dict[str, Any]:
         return {}
 
 
@@ -188,7 +193,8 @@ def run_seed(
             out[arm] = (play(host), {**absent, "lessons": len(served.items)})
     for arm in (a for a in arms if a.startswith("rose")):
         model = simulated_model(seed=seed, size=size, noise=NOISE_ARMS.get(arm, noise))
-        with HookHost(work / f"seed{seed}-{arm}", model=model, lessons=lessons) as rose:
+        start = lessons if arm in SEEDED_ARMS else ()
+        with HookHost(work / f"seed{seed}-{arm}", model=model, lessons=start) as rose:
             records = play(rose)
             figures = rose.metrics()
         out[arm] = (records, figures)
@@ -265,7 +271,7 @@ def targets(arms: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     for name, key, bound in TARGETS:
         value = figures[key]
         if value is None:
-            why = "attribution not built" if key == "precision" else "an arm it needs was not run"
+            why = "nothing was served" if key == "precision" else "an arm it needs was not run"
             verdict = f"not measured ({why})"
         else:
             met = value >= bound if key in _AT_LEAST else value <= bound

@@ -105,32 +105,34 @@ class Routing(_Section):
 class Reflect(_Section):
     mode: Literal["background", "fork", "block", "off"] = Field(
         "background",
-        description="How the per-turn reflector sees the session.",
-        json_schema_extra=NOT_BUILT,
+        description=(
+            "How the per-turn reflector sees the session: background (a digest to one detached"
+            " call), fork (Claude Code: a detached fork of the session; under Codex, background),"
+            " block (the agent reflects in its own context for one turn), off (session end only)."
+        ),
     )
     nudge_after_tool_calls: int = Field(
-        12,
-        ge=1,
-        description="Tool calls that make a turn worth a thought.",
-        json_schema_extra=NOT_BUILT,
+        12, ge=1, description="Tool calls since the last reflection that make one worthwhile."
     )
     nudge_after_turns: int = Field(
-        3,
-        ge=1,
-        description="Turns that make a reflection worthwhile.",
-        json_schema_extra=NOT_BUILT,
+        3, ge=1, description="Turns since the last reflection that make one worthwhile."
     )
     min_surprises: int = Field(
-        2,
-        ge=1,
-        description="Failed tool calls that make a turn notable.",
-        json_schema_extra=NOT_BUILT,
+        2, ge=1, description="Failed tool calls since the last reflection that make one worthwhile."
     )
     nudge_cooldown_s: int = Field(
-        300,
-        ge=0,
-        description="Least seconds between two reflections.",
-        json_schema_extra=NOT_BUILT,
+        300, ge=0, description="Least seconds between two reflections in a session."
+    )
+    nudge_backoff_after: int = Field(
+        3,
+        ge=1,
+        description=(
+            "Reflections in a row that produced nothing, after which the cooldown doubles with"
+            " each further one (reset by a reflection that produces something)."
+        ),
+    )
+    digest_tokens: int = Field(
+        3000, ge=200, description="Size of the transcript digest a background reflector reads."
     )
 
 

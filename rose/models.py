@@ -17,10 +17,22 @@ Status = Literal["active", "superseded", "demoted", "disputed", "archived"]
 Origin = Literal["reflection", "compression", "merge", "manual"]
 Scope = Literal["project", "global"]
 Outcome = Literal["success", "failure", "partial", "unknown"]
+#: Why a served lesson went unused: recall over-served it, the agent knew it anyway, or it
+#: bore on the work and was ignored (a salience failure).
+Cause = Literal["irrelevant", "redundant", "ignored"]
+#: How recall chose a prompt's lessons: all fit the budget, the model chose, or it fell back
+#: to the budget-ranked apexes; "" when not known.
+RecallMode = Literal["fits", "judged", "degraded", ""]
+#: Who said which served lessons were used: the agent or its in-session reflector (`rose
+#: used`), a forked reflector, the digest judges (`assess`, a background reflection), and
+#: the agent's citations.
+AttributionSource = Literal["rose used", "reflector", "assess", "background", "cite"]
 ClaimKind = Literal["parameter", "detail", "step", "example", "caveat", "principle", "other"]
-#: The routing fields a lesson can have derived (first sentence) rather than written.
-Provisional = Literal["title", "gist"]
-_PROVISIONAL_ORDER: tuple[str, ...] = ("title", "gist")
+#: What of a lesson is not final yet: a routing field derived (first sentence) rather than
+#: written, or `reconcile`: stored while the judge was unavailable, not yet reconciled with
+#: what is known (a later job does it: `rose.loop.consolidate`).
+Provisional = Literal["title", "gist", "reconcile"]
+_PROVISIONAL_ORDER: tuple[str, ...] = ("title", "gist", "reconcile")
 
 #: Statuses recall may serve: disputed lessons stay servable, their question attached.
 SERVABLE: tuple[str, ...] = ("active", "disputed")
@@ -160,7 +172,8 @@ class Node(_Model):
     gist: str = ""
     provisional: list[Provisional] = Field(
         default_factory=list,
-        description="title/gist derived from the first sentence, not written: to be replaced",
+        description="title/gist derived from the first sentence, not written: to be replaced; "
+        "reconcile: stored without being reconciled with what is known",
     )
     body: str = ""
     level: int = Field(0, ge=0)
@@ -245,6 +258,10 @@ class Episode(_Model):
     What was served and used, the outcome, citations, load-bearing spans, descent's
     expansions and which dropped claim rescued the failure: the graph folds every
     episode into the stats of the lessons it names, so no counter is ever rewritten.
+    `unused` lists what was served (or named) but not used, with the likely `causes`
+    where a judge could tell; `recall` is how that prompt's lessons were chosen and
+    `attributed_by` which sources spoke. Episodes written before these existed load
+    with them empty.
     """
 
     id: str = Field(default_factory=lambda: new_id("e"))
@@ -254,6 +271,12 @@ class Episode(_Model):
     outcome: Outcome = "unknown"
     served: list[str] = Field(default_factory=list)
     used: list[str] = Field(default_factory=list)
+    unused: list[str] = Field(default_factory=list)
+    causes: dict[str, Cause] = Field(
+        default_factory=dict, description="unused lesson id → why it went unused, where known"
+    )
+    recall: RecallMode = ""
+    attributed_by: list[AttributionSource] = Field(default_factory=list)
     citations: list[str] = Field(default_factory=list)
     load_bearing: list[Span] = Field(default_factory=list)
     expansions: list[ClaimRef] = Field(default_factory=list)
@@ -261,10 +284,21 @@ class Episode(_Model):
     accepted_summary: str = ""
     time: datetime = Field(default_factory=now)
 
-    @field_validator("served", "used", "citations")
+    @field_validator("served", "used", "unused", "citations")
     @classmethod
     def _ids_ok(cls, v: list[str], info) -> list[str]:
         return _check_ids(v, info.field_name)
+
+    @field_validator("causes")
+    @classmethod
+    def _causes_ok(cls, v: dict[str, str]) -> dict[str, str]:
+        _check_ids(list(v), "causes")
+        return v
+
+    @field_validator("attributed_by")
+    @classmethod
+    def _sources_once(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(v))
 
 
 class RoutingRule(_Model):

@@ -1,11 +1,12 @@
 """`rose demo` runs ROSE on the simulated world for someone with no model CLI, and says what
 happened without flattering it.
 
-Locks in: the demo makes a store of its own (never the user's project or `~/.rose`), seeds
-it with the world's lessons and says so, runs each session through the real prompt hook and
-records one episode a session, and leaves the store in place; `--json` has every scoreboard
-key, null exactly where a stage is not built; the text names the stages not built yet; a
-folder given with --dir must be new or empty; the environment is the user's again after.
+Locks in: the demo makes a store of its own (never the user's project or `~/.rose`), starts
+it empty and says so, runs each session through the real hooks, records one episode a
+session and mints lessons from what the user had to correct, and leaves the store in
+place; `--json` has every scoreboard key, null exactly where a stage is not built; the text
+names the stages not built yet; a folder given with --dir must be new or empty; the
+environment is the user's again after.
 """
 
 from __future__ import annotations
@@ -36,13 +37,14 @@ def test_json_has_every_key_and_null_where_a_stage_is_not_built(tmp_path: Path, 
     figures = json.loads(res.stdout)
     assert list(figures)[: len(KEYS)] == list(KEYS)
     assert figures["sessions"] == 2 and figures["episodes"] == 2
-    assert figures["lessons"] == figures["apexes"] == 24 and figures["max_level"] == 0
+    assert figures["lessons"] == figures["apexes"] == figures["minted"] >= 1
+    assert figures["max_level"] == 0
     assert 0 <= figures["success_rate"] <= 1 and figures["tokens_per_prompt"] > 0
     assert 0 < figures["frame_tokens_per_prompt"] < figures["tokens_per_prompt"]
     for stage, names in FIGURES.items():
         for name in names:
             assert (figures[name] is None) == (not STAGES[stage]), name
-    assert figures["background_calls_per_session"] is None
+    assert figures["background_calls_per_session"] >= 2  # assess and reflect, each session
     assert figures["store"] == str(tmp_path / "demo" / ".rose")
     assert len(list((tmp_path / "demo" / ".rose" / "episodes").glob("*.json"))) == 2
     assert not (project / ".rose").exists()  # the user's project is left alone
@@ -50,13 +52,13 @@ def test_json_has_every_key_and_null_where_a_stage_is_not_built(tmp_path: Path, 
     assert dict(os.environ) == before
 
 
-def test_the_text_says_what_was_seeded_what_is_not_built_and_where_the_store_is(tmp_path: Path):
+def test_the_text_says_it_starts_empty_what_is_not_built_and_where_the_store_is(tmp_path: Path):
     where = tmp_path / "demo"
     res = _demo("--sessions", "2", "--dir", str(where))
     assert res.exit_code == 0, res.output
     out = res.stdout
-    assert "nothing mints lessons yet" in out
-    assert "Not built yet" in out and "reflection" in out and "compression" in out
+    assert "The store starts empty" in out and "lessons minted" in out
+    assert "Not built yet" in out and "compression" in out
     assert f"The store is left at {where / '.rose'}" in out
     assert "rose tree" in out and "rose trace --prompt" in out and "rose query" in out
     assert OPEN not in out  # the prompt suggested for `rose trace` is a person's words

@@ -39,7 +39,7 @@ class Recording:
         self.prompts.append(text)
         return {"block": self.block, "calls": 1, "model_tokens": 10, **self.claims}
 
-    def end(self, session: str) -> dict[str, Any]:
+    def end(self, session: str, transcript: str = "") -> dict[str, Any]:
         self.ended.append(session)
         return {"calls": 2, "ok": True}
 

@@ -143,11 +143,11 @@ def test_rose_config_shows_the_mark():
     run = CliRunner().invoke
     assert run(app, ["init"]).exit_code == 0
     lines = {line.split(" = ")[0]: line for line in run(app, ["config"]).output.splitlines()}
-    assert lines["reflect.mode"].endswith(config.NOT_BUILT_LABEL)
+    assert lines["routing.max_tokens"].endswith(config.NOT_BUILT_LABEL)
     assert config.NOT_BUILT_LABEL not in lines["recall.max_depth"]
     rows = json.loads(run(app, ["config", "--json"]).output)
     assert {r["key"]: r["built"] for r in rows} == {k: k not in marked() for k in config.fields()}
-    assert "nothing reads it yet" in run(app, ["config", "reflect.mode", "fork"]).output
+    assert "nothing reads it yet" in run(app, ["config", "routing.max_tokens", "200"]).output
     assert "nothing reads it yet" not in run(app, ["config", "recall.max_depth", "2"]).output
 
 
@@ -197,4 +197,4 @@ def test_the_check_fails_both_ways():
     found = problems(config.keys(), marked(), read)
     assert any(p.startswith("recall.strategy is marked not built yet but read") for p in found)
     assert any(p.startswith("recall.max_pack_tokens is read by no code") for p in found)
-    assert not any(p.startswith(("recall.judge_calls", "reflect.mode")) for p in found)
+    assert not any(p.startswith(("recall.judge_calls", "routing.max_tokens")) for p in found)

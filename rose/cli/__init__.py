@@ -62,12 +62,14 @@ _GROUPS = (
     "store_cmds",
     "jobs_cmds",
     "lesson_cmds",
+    "conflict_cmds",
     "episode_cmds",
     "query_cmds",
     "config_cmds",
     "install_cmds",
     "recall_cmds",
     "report_cmds",
+    "digest_cmds",
 )
 
 

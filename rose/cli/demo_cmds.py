@@ -40,12 +40,13 @@ def demo(
 ) -> None:
     """Run ROSE on a simulated world: sessions through its real hooks, then what happened.
 
-    A store is made in a folder of its own and seeded with the world's lessons, as a person
-    would write them (nothing mints lessons yet). Each session, the prompt hook recalls
+    A store is made, empty, in a folder of its own. Each session, the prompt hook recalls
     lessons for a task with the simulated model, a simulated agent works the task from what
-    was injected, and Stop and SessionEnd record the session as an episode. The world, which
-    knows what each task needed, scores the work; the store is left in place for `rose
-    tree`, `rose trace` and `rose query`. With --json, stages not built yet give null.
+    was injected (the user corrects it when it fails), and at the session's end its
+    transcript is judged, its episode written, and a reflection mints what the user had to
+    teach, reconciled with what the store knows. The world, which knows what each task
+    needed, scores the work; the store is left in place for `rose tree`, `rose trace` and
+    `rose query`. With --json, stages not built yet give null.
     """
     from rose.errors import RoseError
     from rose.host.drive import HookHost
@@ -54,9 +55,8 @@ def demo(
 
     folder = _folder(where)
     world = World.generate(seed)
-    lessons = scoreboard.seed_lessons(world)
     model = simulated_model(seed=seed, noise=noise)
-    with HookHost(folder, model=model, lessons=lessons) as host:
+    with HookHost(folder, model=model) as host:
         bar = typer.progressbar(
             length=sessions, label="sessions", file=sys.stderr, hidden=not sys.stderr.isatty()
         )
@@ -103,8 +103,8 @@ def _report(f: dict[str, Any], *, world: Any, seed: int, noise: float, prompt: s
     lines = [
         f"ROSE demo · world {seed}: {len(world.topics)} topics, {len(world.tasks)} tasks · "
         f"judge noise {noise:.0%}",
-        f"The store was seeded with the world's {len(world.topics)} lessons, written in full",
-        f"as a person would ({world.tokens():,} tokens in all): nothing mints lessons yet.",
+        f"The store starts empty; the world's knowledge is {world.tokens():,} tokens of lessons",
+        "a person would write once every topic was learnt. ROSE mints its own from sessions.",
         "",
         f"{n} sessions through ROSE's hooks; after warm-up (sessions {frm}-{n}):",
         f"  tasks solved at the first attempt  {_pct(f['success_rate'])}"
@@ -116,14 +116,13 @@ def _report(f: dict[str, Any], *, world: Any, seed: int, noise: float, prompt: s
         f"  model calls per prompt             {_num(f['model_calls_per_prompt'], 2)}"
         "   (recall's relevance call; a repeated prompt's answer is cached)",
         f"  precision (used ÷ served)          {_pct(f['precision'])}"
-        + ("   (attribution not built)" if f["precision"] is None else ""),
+        + ("   (nothing was served)" if f["precision"] is None else ""),
         "",
         "Over the stream:",
         *_trend(f["over_time"]),
         "",
         f"The store: {f['lessons']} lessons, {f['apexes']} apexes, highest level "
-        f"{f['max_level']}; {f['episodes']} episodes recorded",
-        "(their outcome stays unknown until attribution is built).",
+        f"{f['max_level']}; {f['episodes']} episodes recorded, each judged at the session's end.",
     ]
     figures = [
         ("lessons minted", f["minted"]),

@@ -12,6 +12,13 @@ def register(app: typer.Typer) -> None:
     app.command("tree")(tree)
 
 
+_LATER = {
+    "queued": "; a job reconciles it later",
+    "duplicate": "; a job reconciles it later",
+    "dropped": "; the job queue is full: the next lesson stored queues it",
+}
+
+
 def add(
     body: str = typer.Argument(..., help="The lesson text, or '-' to read it from stdin."),
     title: str = typer.Option(None, "--title", "-t", help="Title (default: its first line)."),
@@ -22,27 +29,50 @@ def add(
         help="Family (folder) to file it under; normalised: 'My Family' is my-family.",
     ),
     scope: str = typer.Option(
-        "project", help="project: this repository's store; global: ~/.rose, for every repo."
+        None,
+        help="project: this repository's store; global: ~/.rose, for every repo. "
+        "Default: the model decides (project with --no-reconcile).",
+        show_default=False,
     ),
     no_reconcile: bool = typer.Option(
-        False,
-        "--no-reconcile",
-        help="(not built yet) Accepted and ignored: no lesson is compared to known ones yet.",
+        False, "--no-reconcile", help="Store it as it is, without comparing it to known lessons."
+    ),
+    source: str = typer.Option(
+        "user",
+        "--source",
+        help="Who is teaching it: user, or reflector (an agent reflecting on its session).",
+    ),
+    session: str = typer.Option(
+        None,
+        "--session",
+        "-s",
+        help="The session it was learnt in: noted in that session's log, so its reflection "
+        "counts as having found something.",
     ),
 ) -> None:
-    """Teach ROSE a lesson: stored at once, verbatim, as a level-0 lesson.
+    """Teach ROSE a lesson, reconciled with what it knows before it is stored.
 
-    It is not compared with the lessons already known: reconciling is not built yet.
+    The model decides its scope (unless --scope says) and how it relates to the lessons on
+    its subject: a duplicate is not stored, a refinement is folded into the lesson it
+    refines, a contradiction keeps both and asks you (`rose conflicts`). When the model is
+    unavailable the lesson is stored as it is, and a job reconciles it later. A store is
+    created where the lesson belongs if there is none yet.
     """
+    from rose.host.capture import capture, note_minted
     from rose.store.facade import Store
 
-    if scope not in ("project", "global"):
+    if scope not in (None, "project", "global"):
         raise typer.BadParameter("must be project or global", param_hint="--scope")
+    if source not in ("user", "reflector"):
+        raise typer.BadParameter("must be user or reflector", param_hint="--source")
     text = sys.stdin.read() if body == "-" else body
-    store = Store.open()
-    node = store.add(text, title=title, family=family, scope=scope)
-    typer.echo(f"added {node.id} · {node.family} · {node.title}")
-    why = store.too_big(node)
+    lesson = Store.draft(text, title=title, family=family)
+    done = capture(None, None, lesson, source=source, scope=scope, reconcile=not no_reconcile)
+    if session:
+        note_minted(done, session, source=source)
+    later = _LATER.get(done.job, "") if done.relation == "unreconciled" else ""
+    typer.echo(done.line() + later)
+    why = done.store.too_big(done.lesson) if done.lesson is not None else ""
     if why:
         typer.echo(f"rose: warning: {why}", err=True)
 

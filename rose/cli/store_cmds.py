@@ -28,8 +28,9 @@ def init(
 
 
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Families, lesson and episode counts, levels, apexes, store health, detached jobs,
-    and the model calls, tokens and cost of the last 24 hours."""
+    """Families, lesson and episode counts, precision (served lessons used, by recall mode
+    and scope), levels, apexes, store health, detached jobs, and the model calls, tokens
+    and cost of the last 24 hours."""
     from rose.inspect.status import status as get_status
     from rose.store.facade import Store
 
@@ -41,6 +42,8 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
 
 
 def _format(s: dict) -> str:
+    from rose.inspect.precision import text as precision_text
+
     st = s["store"]
     where = st["project"] or st["global"]
     lines = [
@@ -51,10 +54,12 @@ def _format(s: dict) -> str:
     fams = ", ".join(f"{f['family']} ({f['lessons']})" for f in s["families"]) or "none"
     lines.append(f"lessons    {s['lessons']} in {len(s['families'])} families: {fams}")
     lines.append(f"episodes   {s['episodes']} ({s['successful_episodes']} successful)")
+    lines += precision_text(s["precision"])
     if s["levels"]:
         lines.append("levels     " + "  ".join(f"L{k}: {v}" for k, v in s["levels"].items()))
     if s["conflicts"]:
-        lines.append(f"conflicts  {s['conflicts']} unresolved")
+        lines.append(f"conflicts  {s['conflicts']} unresolved (`rose conflicts` lists them)")
+    lines += _captured_lines(s["captured"])
     if s["apexes"]:
         lines.append("apexes")
         for a in s["apexes"]:
@@ -69,6 +74,17 @@ def _format(s: dict) -> str:
         lines.append(f"config     {len(ignored)} setting(s) ignored")
         lines += [f"  {p['message']}" for p in ignored]
     return "\n".join([*lines, *_jobs_lines(s["jobs"]), *_spend_lines(s["spend"])])
+
+
+def _captured_lines(c: dict) -> list[str]:
+    """New lessons offered, by who offered them, and what consolidation made of them."""
+    total = sum(c["by_source"].values())
+    if not total and not c["unreconciled"]:
+        return []
+    who = ", ".join(f"{n} from {k.replace('-', ' ')}" for k, n in c["by_source"].items() if n)
+    rest = [f"{c['duplicates']} duplicate(s) not stored"] if c["duplicates"] else []
+    rest += [f"{c['unreconciled']} not reconciled yet"] if c["unreconciled"] else []
+    return [f"captured   {total} lesson(s): {who or 'none here'}" + "".join(f"; {r}" for r in rest)]
 
 
 def _jobs_lines(jobs: dict) -> list[str]:

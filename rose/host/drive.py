@@ -6,12 +6,13 @@ entry point (`rose.host.hooks.main`: the host's JSON payload on stdin, its answe
 from stdout), so the prompt hook's every path (the recall view, the model-driven walk, the
 session record, the session log) runs as it does under a host. The one difference: the
 SessionEnd hook only hands its payload to a detached job, so here that job's own function
-(`rose.host.jobs.session_end`) runs at once in this process, and a session's episodes are on
+(`rose.host.learning.session_end`) runs at once in this process, and a session's episodes are on
 disk when it ends. `tests/test_demo_hooks.py` runs the same loop through `rose hook`
 processes and the real detached job.
 
 While a `HookHost` is open it owns the process's ROSE environment: `ROSE_HOME` is its
-store, no global store is layered under it, and settings in the environment are set aside,
+store, its global store is `.rose-global` beside it (where lessons the scope judgement calls
+global land, created on first use), and settings in the environment are set aside,
 so the figures are those of the store's own settings. It never reads how the work went:
 what it reports (model calls, lessons, episodes, each stage's figures) is what the hooks
 and the store recorded.
@@ -29,10 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from rose import config
+from rose.atomic import write_text
 from rose.errors import RoseError
 from rose.host import hooks
-from rose.host.jobs import JobContext, session_end
+from rose.host.jobs import JobContext
+from rose.host.learning import session_end
 from rose.models import Node
+from rose.store import sessions
 from rose.store.facade import Store
 from rose.store.layout import StoreDir
 
@@ -42,9 +46,9 @@ from rose.store.layout import StoreDir
 STAGES: dict[str, bool] = {
     "recall": True,
     "episodes": True,
-    "reflection": False,
-    "attribution": False,
-    "consolidation": False,
+    "reflection": True,
+    "attribution": True,
+    "consolidation": True,
     "compression": False,
     "descent": False,
     "routing": False,
@@ -103,7 +107,7 @@ def isolated(root: Path) -> Iterator[None]:
         for n in names:
             os.environ.pop(n, None)
         os.environ["ROSE_HOME"] = str(root)
-        os.environ["ROSE_GLOBAL_HOME"] = str(root.parent / "no-global-store")
+        os.environ["ROSE_GLOBAL_HOME"] = str(global_dir(root))
         yield
     finally:
         for n, v in saved.items():
@@ -111,6 +115,11 @@ def isolated(root: Path) -> Iterator[None]:
                 os.environ.pop(n, None)
             else:
                 os.environ[n] = v
+
+
+def global_dir(root: Path) -> Path:
+    """The global store of the store at `root` while it is `isolated`."""
+    return root.parent / ".rose-global"
 
 
 class Tally:
@@ -245,10 +254,22 @@ class HookHost:
         calls, spent = self.tally.take()
         return {"block": block, "calls": calls, "model_tokens": spent}
 
-    def end(self, session: str) -> dict[str, Any]:
-        """The agent stops and the session ends: Stop, then SessionEnd's job, in this process."""
-        self.hook("stop", self._payload(session, "Stop", stop_hook_active=False))
+    def end(self, session: str, transcript: str = "") -> dict[str, Any]:
+        """The agent stops and the session ends: Stop, then SessionEnd's job, in this process.
+
+        `transcript` is the session as the host recorded it (Claude Code's JSONL): written
+        where the host keeps its transcripts, and named in both payloads, so the learning
+        jobs read it as they read a real one.
+        """
+        path = ""
+        if transcript:
+            where = self.folder / "transcripts" / f"{sessions.safe_id(session)}.jsonl"
+            write_text(where, transcript)
+            path = str(where)
+        stop = self._payload(session, "Stop", stop_hook_active=False)
+        self.hook("stop", {**stop, "transcript_path": path})
         payload = self._payload(session, "SessionEnd", reason="prompt_input_exit")
+        payload["transcript_path"] = path
         session_end(JobContext(StoreDir(self.root, "project"), {"attempt": 1}, payload))
         calls, spent = self.tally.take()
         return {"calls": calls, "model_tokens": spent}
@@ -258,12 +279,17 @@ class HookHost:
     def metrics(self) -> dict[str, Any]:
         """The harness's own figures: lessons, apexes, levels, episodes, and each stage's
         figures (None while the stage is not built)."""
-        store = Store(self.root, None)  # this store alone, open or not
+        glob = global_dir(self.root)
+        store = Store(self.root, glob if glob.is_dir() else None)  # open or not
         with store.graph() as g:
             levels = g.q("level_counts")
             (apexes,) = g.q("apex_totals")
             (episodes,) = g.q("episode_count")
+            lessons = g.q("lessons_all")
+            served = g.q("precision")
+            conflicts = g.q("conflicts")
         active = [r for r in levels if r["status"] in ("active", "disputed")]
+        n_served = sum(r["served"] for r in served)
         out: dict[str, Any] = {
             "lessons": sum(r["n"] for r in active),
             "apexes": int(apexes["apexes"]),
@@ -272,6 +298,9 @@ class HookHost:
             "store": str(self.root),
             "hook_errors": len(self.tally.errors),
             "not_built": not_built(),
+            "minted": sum(1 for r in lessons if r["origin"] == "reflection"),
+            "precision": round(sum(r["used"] for r in served) / n_served, 4) if n_served else None,
+            "conflicts": len(conflicts),
         }
         if not any(STAGES[s] for s in BACKGROUND):
             out["background_calls_per_session"] = None

@@ -161,8 +161,12 @@ def _pre_compact(payload: dict, roots) -> None:
         sessions.append(roots[0][0], _session_id(payload), "compact", source="pre-compact")
 
 
-def _stop(payload: dict, roots) -> None:
-    """Count the stop; once a unit of work is complete (a later prompt began), absorb it."""
+def _stop(payload: dict, roots) -> dict | None:
+    """Count the stop; absorb each unit of work once complete (a later prompt began); then
+    start a reflection when the turns since the last one had enough substance
+    (`rose.host.nudge`). Only `reflect.mode: block` answers the host."""
+    if not roots:
+        return None
     ready: list[int] = []
 
     def count(rec: dict) -> None:
@@ -173,13 +177,18 @@ def _stop(payload: dict, roots) -> None:
             ready.append(complete)
 
     _with_session(roots, payload, count)
-    if ready:
-        from rose.host.jobs import submit  # only when there is work: off the common path
-        from rose.store.layout import StoreDir
+    sid = _session_id(payload)
+    from rose.host.jobs import submit  # settings and the job runner: off the prompt path
+    from rose.host.nudge import on_stop
+    from rose.store.layout import StoreDir
 
-        sid = _session_id(payload)
-        job = {"session": sid, "final": False}
+    if ready:
+        transcript = str(payload.get("transcript_path") or "")
+        job = {"session": sid, "final": False, "transcript": transcript}
         submit(StoreDir(Path(roots[0][0]), roots[0][1]), "absorb", job, key=f"{sid}:{ready[0]}")
+    answer: list[dict] = []
+    _with_session(roots, payload, lambda rec: answer.append(on_stop(payload, roots, rec) or {}))
+    return answer[0] if answer and answer[0] else None
 
 
 def _session_end(payload: dict, roots) -> None:
@@ -291,6 +300,10 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         # A unit of work begins: the session log keeps what it had in context, for its episode.
         in_context = [i["id"] for i in (*result.full, *result.refreshed, *result.fresh)]
         unit = {"turn": rec["turn"], "prompt": prompt[:PROMPT_CHARS], "served": in_context}
+        # How recall chose (for precision by mode): all fit, the model chose, or it fell back.
+        fell_back = any(part.startswith("degraded:") for part in note.split(" · "))
+        mode = "fits" if view.get("fits") else "degraded" if fell_back else "judged"
+        unit["recall"] = "" if view.get("empty") else mode
         sessions.append(roots[0][0], sid, "prompt", **unit)
         if chosen:
             append_event(Path(roots[0][0]) / "events.jsonl", "inject", _inject_event(sid, result))

@@ -75,8 +75,11 @@ class Kind:
 
 #: Every kind of detached job, one line each.
 KINDS: dict[str, Kind] = {
-    "session-end": Kind("rose.host.jobs:session_end", deadline_s=120, retry=True),
-    "absorb": Kind("rose.host.jobs:absorb", deadline_s=120, retry=True),
+    "session-end": Kind("rose.host.learning:session_end", deadline_s=300, retry=True),
+    "absorb": Kind("rose.host.learning:absorb", deadline_s=300, retry=True),
+    "reflect": Kind("rose.host.learning:reflect", deadline_s=300),
+    "reflect-fork": Kind("rose.host.learning:reflect_fork", deadline_s=900),
+    "reconcile": Kind("rose.loop.consolidate:reconcile_job", deadline_s=600),
 }
 
 #: A module whose own `KINDS` join these; only the tests set it.
@@ -288,34 +291,6 @@ def _end_group(signum: int, frame: object) -> None:
 
 
 # -- the kinds ----------------------------------------------------------------------------------
-
-
-def session_end(job: JobContext) -> None:
-    """Absorb the session's every unit of work into episodes, log that it ended with its turn
-    count, and prune old session records. Safe to retry: absorption writes each unit once."""
-    from rose.loop.pack import load_session, session_path
-
-    payload = job.payload
-    sid = str(payload.get("session_id") or payload.get("sessionId") or "default")
-    rec = load_session(session_path(str(job.store_dir.root), sid), sid)
-    written = job.store().absorb(sid, final=True)  # before pruning: nothing left unabsorbed
-    append_event(
-        job.store_dir.events,
-        "session-end",
-        {
-            "session": sid,
-            "reason": payload.get("reason", ""),
-            "turns": rec.get("turn", 0),
-            "episodes": len(written),
-        },
-    )
-    store = job.store()
-    prune_sessions(job.store_dir.sessions, keep=lambda name: bool(store.absorb(name, final=True)))
-
-
-def absorb(job: JobContext) -> None:
-    """Absorb a session's complete units of work so far (a Stop); the open one waits."""
-    job.store().absorb(str(job.payload["session"]), final=bool(job.payload.get("final")))
 
 
 def prune_sessions(folder: Path, *, max_age_days: float = 14, keep=None) -> int:

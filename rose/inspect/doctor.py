@@ -119,8 +119,28 @@ def diagnose() -> dict[str, Any]:
     checks += _config(store)
     checks += _backends(store.config.agent)
     checks.append(_budget(store.config.recall.max_pack_tokens))
-    checks += wiring(store.project.root.parent if store.project else None)
+    wired = wiring(store.project.root.parent if store.project else None)
+    checks += wired
+    checks.append(_reflection(store.config.reflect.mode, wired))
     return {"checks": checks}
+
+
+def _reflection(mode: str, wired: list[dict[str, str]]) -> dict[str, str]:
+    """How the per-turn reflector will run, given the mode and the hosts wired."""
+    import shutil
+
+    codex = any(c["name"].startswith("hooks codex") and c["level"] == "ok" for c in wired)
+    if mode != "fork":
+        return _check("reflection", "ok", f"reflect.mode {mode}")
+    notes = []
+    if codex:
+        notes.append("under Codex, fork runs as background (Codex has no session fork)")
+    if shutil.which("claude") is None:
+        notes.append("no `claude` on PATH: fork falls back to background")
+    if not notes:
+        return _check("reflection", "ok", "reflect.mode fork (Claude Code forks the session)")
+    return _check("reflection", "warn" if shutil.which("claude") is None else "ok",
+                  "reflect.mode fork; " + "; ".join(notes))  # fmt: skip
 
 
 def _launcher_problem(prog: list[str]) -> str | None:

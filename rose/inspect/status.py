@@ -1,4 +1,5 @@
-"""What `rose status` reports: counts, levels, apexes, store health, jobs and model spend."""
+"""What `rose status` reports: counts, precision, levels, apexes, store health, jobs and
+model spend."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 from rose.events import read_events
 from rose.graph.engine import version
 from rose.host.jobs import summary as jobs_summary
+from rose.inspect.precision import precision
+from rose.loop.consolidate import captured
 from rose.models import SERVABLE, Stats
 from rose.store.facade import Store
 
@@ -19,8 +22,10 @@ def status(store: Store) -> dict[str, Any]:
         families = g.q("families")
         levels = g.q("level_counts")
         episodes = g.q("episode_count")[0]
+        used_of_served = precision(g)
         apexes = g.q("apexes", scope="")
         conflicts = g.q("conflicts")
+        unreconciled = len(g.q("unreconciled"))
         problems = [{"path": p.path, "reason": p.reason} for p in store.problems(g)]
         problems += never_served(g, store.config.recall.max_pack_tokens)
     by_level: dict[str, int] = {}
@@ -39,6 +44,7 @@ def status(store: Store) -> dict[str, Any]:
         "lessons": sum(by_level.values()),
         "episodes": episodes["n"],
         "successful_episodes": episodes["successes"],
+        "precision": used_of_served,
         "families": [
             {"family": f["family"], "lessons": f["lessons"], "max_level": f["max_level"]}
             for f in families
@@ -58,6 +64,7 @@ def status(store: Store) -> dict[str, Any]:
             for a in apexes
         ],
         "conflicts": len(conflicts),
+        "captured": captured(store.primary.events, unreconciled=unreconciled),
         "health": {"ok": not problems, "problems": problems},
         "config": {
             "ok": not store.config.problems,

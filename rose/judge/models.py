@@ -81,9 +81,13 @@ class AssessContext(_Context):
 
 
 class ReflectContext(_Context):
+    """`served`: the lessons the agent had in context, shown in full, so the reflector can
+    say which did work and quote the sentences that did it."""
+
     prompt: str
     digest: str
     known: list[Candidate] = Field(default_factory=list)
+    served: list[Lesson] = Field(default_factory=list)
 
 
 class RankRepairsContext(_Context):
@@ -146,13 +150,25 @@ class Pick(_Answer):
 
 
 class RelatedAnswer(_Answer):
+    """`matches`: lessons on the same subject. `descend`: lessons whose one line is too general
+    to tell, whose children should be offered next (a lesson with none is read in full)."""
+
     matches: list[Pick]
+    descend: list[Pick] = Field(
+        description="lessons too general to judge from their line: look at the ones below them"
+    )
 
 
 class ReconcileAnswer(_Answer):
     relation: Literal["duplicate", "refines", "contradicts", "specialises", "orthogonal"]
     target: str = Field(description="id of the existing lesson it relates to; empty if orthogonal")
     question: str = Field(description="for contradicts, the question to ask the user; else empty")
+    detail: str = Field(
+        description="for refines, the detail the new lesson adds to the target, written to "
+        "stand on its own; else empty"
+    )
+    title: str = Field(min_length=1, description="the new lesson's title, a few words")
+    gist: str = Field(min_length=1, description="the new lesson's gist, one sentence")
     reason: str
 
     @model_validator(mode="after")
@@ -161,6 +177,8 @@ class ReconcileAnswer(_Answer):
             raise ValueError(f"relation {self.relation!r} needs the target lesson's id")
         if self.relation == "contradicts" and not self.question.strip():
             raise ValueError("a contradiction needs the question to ask the user")
+        if self.relation == "refines" and not self.detail.strip():
+            raise ValueError("a refinement needs the detail it adds")
         return self
 
 
@@ -172,6 +190,12 @@ class ScopeAnswer(_Answer):
 class LessonUse(_Answer):
     id: str
     used: bool = Field(False, description="true only if this lesson changed what was done")
+    cause: Literal["irrelevant", "redundant", "ignored", ""] = Field(
+        "",
+        description="for an unused lesson, why: irrelevant (not about this work), redundant "
+        "(the agent did it anyway, knowing it already), ignored (it bore on the work and the "
+        "agent did not follow it); empty when used or when it cannot be told",
+    )
     reason: str
 
 
@@ -193,10 +217,19 @@ class MintedLesson(_Answer):
     body: str = Field(min_length=1)
 
 
+class LoadBearing(_Answer):
+    id: str
+    span: str = Field(min_length=1, description="the sentence of that lesson that did work")
+
+
 class ReflectAnswer(_Answer):
     found: bool
     reason: str
     lesson: MintedLesson | None
+    lessons: list[LessonUse] = Field(
+        default_factory=list, description="for each served lesson: did it change what was done"
+    )
+    load_bearing: list[LoadBearing] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _consistent(self) -> ReflectAnswer:

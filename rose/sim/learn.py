@@ -7,8 +7,14 @@ rank_repairs. Each reads only what its prompt shows, as a real model would.
   A fact the user stated first, or that the agent says it did out of habit, is no
   evidence for a lesson. So a lesson is credited only when the digest shows it at work:
   an empty digest credits nothing, a principle that left no trace is missed, and a
-  relevant lesson the agent ignored is not used. It never sees which task it was.
-- ``reflect`` reads the facts the user stated when steering: a user's words.
+  relevant lesson the agent ignored is not used. It never sees which task it was, only
+  the task's words. An unused lesson's cause is read the same way: ``redundant`` when the
+  agent says it did the lesson's fact out of habit, ``irrelevant`` when none of the
+  lesson's topics is named by the task or the digest, ``ignored`` otherwise; none when
+  the digest is empty (nothing to tell from).
+- ``reflect`` reads the facts the user stated when steering (a user's words) for a lesson,
+  and says of each served lesson what ``assess`` would, quoting for a used one the sentences
+  that state a fact the digest shows the agent acting on.
 - ``rank_repairs`` reads words only: the topics, subjects, wrong values and defaults a
   symptom names, and the same in each claim. A symptom never says which fact was
   missing, so claims sharing its topic and subject tie, and the tie is drawn.
@@ -21,7 +27,7 @@ from typing import Any
 
 from rose.sim import parse, prose, vocab
 from rose.sim.draws import Draws
-from rose.sim.markers import OUTCOME, USER, last, mark, strip
+from rose.sim.markers import FACT, OUTCOME, USER, last, mark, strip
 from rose.sim.world import World
 
 STEER = mark(USER, "steer")
@@ -49,14 +55,23 @@ def assess(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     if d.flip("outcome"):
         outcome = "failure" if outcome == "success" else "success"
     steered = (STEER in digest) != d.flip("steered")
-    lessons = [
-        {
-            "id": lid,
-            "used": (lid in evidence) != d.flip("used", lid),
-            "reason": evidence.get(lid, "nothing in the digest shows it changed what was done"),
-        }
-        for lid in holds
-    ]
+    worked_on = world.subjects_in(parse.section(prompt, "task") + "\n" + digest)
+    habits = _habits(world, digest)
+    lessons = []
+    for lid, held in holds.items():
+        used = (lid in evidence) != d.flip("used", lid)
+        topics = {world.facts[f].topic for f in held}
+        cause = (
+            ""
+            if used or not digest.strip()
+            else "redundant"
+            if held & habits
+            else "irrelevant"
+            if not topics & worked_on
+            else "ignored"
+        )
+        reason = evidence.get(lid, "nothing in the digest shows it changed what was done")
+        lessons.append({"id": lid, "used": used, "cause": cause, "reason": reason})
     why = "the digest shows nothing done" if not digest.strip() else f"the work ended in {outcome}"
     return {"outcome": outcome, "steered": steered, "reason": why, "lessons": lessons}
 
@@ -86,6 +101,16 @@ def _evidence(world: World, digest: str, holds: dict[str, set[str]]) -> tuple[di
     return evidence, acted_at_end
 
 
+def _habits(world: World, digest: str) -> set[str]:
+    """The facts the agent says it acted on out of habit: it knew them anyway."""
+    return {
+        f
+        for line in digest.splitlines()
+        if line.startswith("Agent:") and vocab.HABIT in line
+        for f in world.facts_in(line)
+    }
+
+
 def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     digest = parse.section(prompt, "digest")
     taught = [
@@ -96,8 +121,15 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
         if not world.facts[f].known
     ]
     taught = list(dict.fromkeys(taught))
+    uses, spans = _reflected_uses(world, prompt, digest, d)
     if not taught or d.flip("found"):
-        return {"found": False, "reason": "nothing here was new to the agent", "lesson": None}
+        return {
+            "found": False,
+            "reason": "nothing here was new to the agent",
+            "lesson": None,
+            "lessons": uses,
+            "load_bearing": spans,
+        }
     draft = world.lesson(taught, verbose=True, salt=int(d.unit("salt") * 1_000_000))
     return {
         "found": True,
@@ -108,7 +140,37 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
             "family": draft.family,
             "body": draft.body,
         },
+        "lessons": uses,
+        "load_bearing": spans,
     }
+
+
+def _reflected_uses(
+    world: World, prompt: str, digest: str, d: Draws
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """What a reflector shown the served lessons says of them: used or not, by the same
+    evidence as `assess`, and for each used one the sentence stating a fact it acted on."""
+    served = parse.lessons(parse.section(prompt, "served"))
+    holds = {lid: set(world.facts_in(block)) for lid, block in served}
+    evidence, _ = _evidence(world, digest, holds)
+    acted = {
+        f
+        for line in digest.splitlines()
+        if line.startswith(("Agent:", "Tool:")) and vocab.HABIT not in line
+        for f in world.facts_in(line)
+    }
+    uses, spans = [], []
+    for lid, block in served:
+        used = (lid in evidence) != d.flip("reflect-used", lid)
+        why = evidence.get(lid, "nothing in the digest shows it changed what was done")
+        uses.append({"id": lid, "used": used, "reason": why})
+        if not used:
+            continue
+        body = parse.lesson_parts(block)[2]
+        for sentence in parse.sentences(body):
+            if any(mark(FACT, f) in sentence for f in acted & holds[lid]):
+                spans.append({"id": lid, "span": sentence})
+    return uses, spans
 
 
 def _features(world: World, text: str) -> tuple[set[str], set[str], set[str]]:

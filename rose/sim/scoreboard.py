@@ -33,6 +33,7 @@ from rose import tokens
 from rose.sim import parse
 from rose.sim.agent import Agent
 from rose.sim.markers import strip
+from rose.sim.transcript import claude_code
 from rose.sim.world import Task, World
 
 #: The figures every scoreboard reports, in this order; None where a stage is not built yet.
@@ -67,13 +68,14 @@ class Host(Protocol):
     """What serves memory to the simulated agent, one session at a time.
 
     `prompt` answers with ``{"block": the injected text, "calls": model calls made on the
-    prompt's path, "model_tokens": their simulated tokens}``; `end` with the same counts
-    for the work done once the session is over (``calls``, ``model_tokens``).
+    prompt's path, "model_tokens": their simulated tokens}``; `end` is handed the session's
+    transcript (Claude Code's JSONL, as the host would have written it) and answers with the
+    same counts for the work done once the session is over (``calls``, ``model_tokens``).
     """
 
     def prompt(self, session: str, text: str) -> Mapping[str, Any]: ...
 
-    def end(self, session: str) -> Mapping[str, Any]: ...
+    def end(self, session: str, transcript: str) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,7 @@ def run(
         served = host.prompt(sid, plain_prompt(task))
         block = str(served.get("block") or "")
         session = agent.session(task, block)
-        ended = host.end(sid)
+        ended = host.end(sid, claude_code(session, session_id=sid, cwd=f"/work/{world.seed}"))
         held = set(world.facts_in(block))
         needed = [f for f in task.needs if f not in known]
         out.append(

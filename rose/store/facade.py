@@ -377,7 +377,18 @@ class Store:
         family: str | None = None,
         scope: str | None = None,
     ) -> Node:
-        """Record a lesson as taught: level 0, origin manual, verbatim body.
+        """Record a lesson as taught, as it is (`draft`), without reconciling it.
+
+        `rose add` reconciles it first (`rose.loop.consolidate`); this is the plain write.
+        """
+        node = self.keep(self.draft(body, title=title, family=family), scope=scope or "project")
+        why = self.too_big(node)  # accepted, and the CLI warns: it would never be served
+        self.log("add", {"id": node.id, "scope": node.scope, **({"too_big": why} if why else {})})
+        return node
+
+    @staticmethod
+    def draft(body: str, *, title: str | None = None, family: str | None = None) -> Node:
+        """A lesson as taught: level 0, origin manual, verbatim body; not written.
 
         Without a model the gist, and the title unless given, are the first sentence:
         marked provisional, for a later reconcile to write properly.
@@ -389,7 +400,7 @@ class Store:
             raise RoseError("a lesson needs a body; pass text, or `-` to read it from stdin")
         title = (title or "").strip()
         first = text.splitlines()[0].strip().lstrip("#").strip()
-        node = Node(
+        return Node(
             title=title or first_sentence(first, 80).rstrip(".").strip() or "Untitled lesson",
             gist=first_sentence(text),
             provisional=["gist"] if title else ["title", "gist"],
@@ -397,13 +408,14 @@ class Store:
             family=slug(family) if family else "general",
             origin="manual",
         )
+
+    def keep(self, node: Node, *, scope: str) -> Node:
+        """Write a new lesson to `scope`; when the index cannot be rebuilt, its file still is
+        (the next open indexes it): a lesson taught is never lost to a damaged database."""
         try:
-            node = self.save(node, scope=scope or "project")
-        except GraphDamaged as exc:  # the lesson is kept even when the index cannot be
-            node = self._save_unindexed(node, scope or "project", exc)
-        why = self.too_big(node)  # accepted, and the CLI warns: it would never be served
-        self.log("add", {"id": node.id, "scope": node.scope, **({"too_big": why} if why else {})})
-        return node
+            return self.save(node, scope=scope)
+        except GraphDamaged as exc:
+            return self._save_unindexed(node, scope, exc)
 
     def too_big(self, node: Node) -> str:
         """Why `node` can never be served under the recall budget, or "" when it can."""
@@ -442,40 +454,19 @@ class Store:
         used: list[str],
         unused: list[str] | None = None,
         *,
+        load_bearing: list[tuple[str, str]] | None = None,
         turn: int | None = None,
         source: str = "rose used",
     ) -> int:
-        """Record which served lessons bore on a unit of work; returns the unit's turn.
+        """Record which served lessons bore on a unit of work (`rose used`); returns its turn.
 
         Goes to the session's append-only log, folded into the episode at absorption.
         """
-        from rose.models import valid_id
-        from rose.store import sessions
+        from rose.store.attribution import record_used
 
-        root = str(self.primary.root)
-        unused = unused or []
-        ids = [*used, *unused]
-        bad = [i for i in ids if not valid_id(i)]
-        if bad:
-            raise RoseError(f"not a lesson id: {', '.join(bad)}")
-        if not ids:
-            raise RoseError("name at least one lesson with --used or --unused")
-        every = [r["id"] for r in self.read("lesson_id_list")]
-        full = {i: shortid.resolve(i, every) for i in dict.fromkeys(ids)}  # a prefix: its id
-        unknown = sorted(i for i, f in full.items() if f is None)
-        if unknown:
-            raise RoseError(f"no lesson with id {', '.join(unknown)} in this store")
-        used = list(dict.fromkeys(str(full[i]) for i in used))
-        unused = list(dict.fromkeys(str(full[i]) for i in unused))
-        turn = turn or sessions.last_turn(root, session_id)
-        if not turn:
-            raise RoseError(
-                f"session {session_id!r} has no recorded prompt here: nothing to attribute to"
-            )
-        sessions.append(
-            root, session_id, "used", turn=turn, used=list(used), unused=list(unused), source=source
+        return record_used(
+            self, session_id, used, unused, load_bearing=load_bearing, turn=turn, source=source
         )
-        return turn
 
     def absorb(self, session_id: str, *, final: bool) -> list[Episode]:
         """Fold a session's scratch log into episodes, one per complete unit of work.
@@ -486,10 +477,9 @@ class Store:
         """
         from rose.store import absorb
 
-        eps = absorb.episodes(str(self.primary.root), session_id, final=final)
-        if any(absorb.prefixes(ep) for ep in eps):  # an agent cited the block's short ids
-            every = [r["id"] for r in self.read("lesson_id_list")]
-            eps = [absorb.resolved(ep, every) for ep in eps]
+        # An agent cites the block's short ids: the ids are listed only when one is short.
+        every = absorb.resolver(lambda: [r["id"] for r in self.read("lesson_id_list")])
+        eps = absorb.episodes(str(self.primary.root), session_id, final=final, resolve=every)
         return self.save_episodes(eps)
 
     # -- the recall view -------------------------------------------------------------------

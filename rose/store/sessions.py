@@ -8,15 +8,23 @@ the session was served when it is absorbed into episodes.
 
 Entries (``t`` says which):
 
-- ``prompt``: a unit of work begins: ``turn``, ``prompt``, and ``served`` (what the agent
-  had in context for it: injected in full, refreshed, or still fresh from before);
-- ``used``: attribution for a turn: ``used`` and ``unused`` lesson ids, ``source``;
+- ``prompt``: a unit of work begins: ``turn``, ``prompt``, ``served`` (what the agent
+  had in context for it: injected in full, refreshed, or still fresh from before) and
+  ``recall`` (how recall chose: ``fits``, ``judged`` or ``degraded``);
+- ``used``: attribution for a turn: ``used`` and ``unused`` lesson ids, ``source`` (one of
+  `SOURCES`; none written means ``rose used``), and from ``assess`` the ``causes`` of the
+  unused ones, or the ``error`` (or why it ``skipped``) when it did not judge: then it
+  names nothing;
 - ``cite``: lesson ids the agent cited;
 - ``span``: a sentence of a lesson that did work (``lesson``, ``span``);
 - ``expand``: descent restored a dropped claim into a lesson (``lesson``, ``claim``);
 - ``rescue``: that claim rescued the failure (``lesson``, ``claim``);
-- ``outcome``: how the unit went (``outcome``, ``summary``);
-- ``compact``: the host compacted or cleared its context.
+- ``outcome``: how the unit went (``outcome``, ``summary``, ``steered``);
+- ``compact``: the host compacted or cleared its context;
+- ``nudge``: the Stop hook started a reflection (``mode``, ``why``, the transcript's byte
+  range ``start``..``end`` it covers);
+- ``minted``: a reflection stored (or folded) a lesson (``id``, ``source``);
+- ``reflected``: a reflection finished (``produced``: whether it found anything).
 
 Standard library only: the prompt hook appends here on every prompt.
 """
@@ -30,7 +38,25 @@ from pathlib import Path
 from rose.atomic import append_line
 from rose.events import now_iso
 
-KINDS = ("prompt", "used", "cite", "span", "expand", "rescue", "outcome", "compact")
+KINDS = (
+    "prompt",
+    "used",
+    "cite",
+    "span",
+    "expand",
+    "rescue",
+    "outcome",
+    "compact",
+    "nudge",
+    "minted",
+    "reflected",
+)
+#: Who may write a ``used`` entry, best first: the agent or its in-session reflector, a
+#: forked reflector (`rose used --source reflector`); then the judges of the digest, the
+#: `assess` judgement and a background reflection, which fill in where neither spoke.
+SOURCES = ("rose used", "reflector", "assess", "background")
+#: The sources that read only the digest.
+DIGEST_SOURCES = ("assess", "background")
 
 
 def safe_id(session_id: str) -> str:

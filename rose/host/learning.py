@@ -1,0 +1,295 @@
+"""The learning loop's detached jobs: what runs after a turn or a session, off the host's clock.
+
+- ``absorb`` (a Stop, once a unit of work is complete) and ``session-end`` (every unit left):
+  each unit not yet recorded is judged (`assess`, on a digest of its own part of the
+  transcript, with the lessons it was served), the lesson ids the agent cited are noted,
+  and its episode is written once. ``session-end`` then reflects once over what no
+  reflection has read yet, so a session with no nudge still mints its lessons.
+- ``reflect`` (a nudge in background mode): a digest of the transcript since the last
+  reflection, one `reflect` call, the lesson it found consolidated, its verdicts logged.
+- ``reflect-fork`` (a nudge in fork mode, Claude Code): the session resumed as a fork that
+  sees the whole conversation and reports with `rose used` and `rose add`.
+
+A unit's part of the transcript is found by its prompt: the log records the prompt the
+hook saw, and the transcript the same words; a unit whose prompt cannot be found there is
+matched by position. Without a readable transcript a unit is still absorbed, its outcome
+unknown: it credits nothing, which is the strict default.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rose.events import append_event
+from rose.loop import reflect as reflection
+from rose.store import absorb as absorbing
+from rose.store import sessions
+
+if TYPE_CHECKING:
+    from rose.host.jobs import JobContext
+    from rose.host.transcript import Step, Transcript
+    from rose.models import Node
+    from rose.store.facade import Store
+
+#: Characters of a prompt compared when finding a unit's part of the transcript.
+MATCH_CHARS = 200
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())[:MATCH_CHARS]
+
+
+def unit_steps(t: Transcript, prompts: Sequence[tuple[int, str]]) -> dict[int, tuple[Step, ...]]:
+    """Each unit's steps in the transcript: from the prompt that opened it to the next unit's.
+
+    `prompts` is (turn, prompt as logged) for every unit of the session, in order. A
+    correction typed without a prompt hook of its own (or one the log does not know) stays
+    in the unit before it.
+    """
+    from rose.host.transcript import units
+    from rose.redact import redact
+
+    parts = units(t)
+    heads = [_norm(redact(p[0].text)) if p and p[0].kind == "prompt" else "" for p in parts]
+    starts: dict[int, int] = {}
+    at = 0
+    for position, (turn, prompt) in enumerate(prompts):
+        want = _norm(prompt)
+        found = next((i for i in range(at, len(parts)) if want and heads[i] == want), None)
+        if found is None and position < len(parts) and position >= at:
+            found = position  # by position: the hook's prompt and the transcript's differ
+        if found is not None:
+            starts[turn] = found
+            at = found + 1
+    ordered = sorted(starts.items(), key=lambda kv: kv[1])
+    out: dict[int, tuple[Step, ...]] = {}
+    for n, (turn, first) in enumerate(ordered):
+        last = ordered[n + 1][1] if n + 1 < len(ordered) else len(parts)
+        out[turn] = tuple(s for part in parts[first:last] for s in part)
+    return out
+
+
+def _read(store: Store, path: str, session_id: str) -> Transcript | None:
+    """The transcript, or None (logged) when it cannot be read: learning waits, nothing breaks."""
+    if not path:
+        return None
+    from rose.errors import RoseError
+    from rose.host.transcript import read
+
+    try:
+        return read(Path(path))
+    except (RoseError, OSError) as exc:
+        store.log("transcript-unreadable", {"session": session_id, "error": str(exc)[:300]})
+        return None
+
+
+def _nodes(store: Store, ids: Sequence[str]) -> list[Node]:
+    from rose.errors import RoseError
+
+    out = []
+    for i in dict.fromkeys(ids):
+        try:
+            out.append(store.get(i))
+        except RoseError:
+            continue  # removed since it was served
+    return out
+
+
+def assess_units(store: Store, session_id: str, transcript: str, *, final: bool) -> int:
+    """Judge each complete unit of the session that has no episode yet; returns how many."""
+    from rose.host.digest import build
+    from rose.judge.calls import for_store
+    from rose.loop import attribute
+
+    root = str(store.primary.root)
+    entries = sessions.read(root, session_id)
+    every = absorbing.units(entries, final=True)
+    judged = {int(e.get("turn") or 0) for e in entries if e["t"] == "outcome"}
+    todo = [
+        u
+        for u in absorbing.units(entries, final=final)
+        if u.turn not in judged
+        and not any(
+            d.episode_path(absorbing.episode_id(session_id, u.turn)).exists() for d in store.dirs
+        )
+    ]
+    t = _read(store, transcript, session_id) if todo else None
+    if t is None:
+        return 0
+    steps = unit_steps(t, [(u.turn, u.prompt) for u in every])
+    judge = for_store(store)
+    budget = store.config.reflect.digest_tokens
+    for u in todo:
+        d = build(steps.get(u.turn, ()), host=t.host, version=t.version, budget_tokens=budget)
+        if d.cited:
+            sessions.append(root, session_id, "cite", turn=u.turn, ids=d.cited)
+        verdict = attribute.assess_unit(
+            judge, prompt=u.prompt, digest=d.text, served=_nodes(store, u.served)
+        )
+        attribute.record(root, session_id, u.turn, verdict)
+    return len(todo)
+
+
+def absorb(job: JobContext) -> None:
+    """A Stop's job: judge and absorb the session's complete units of work so far."""
+    p = job.payload
+    store = job.store()
+    final = bool(p.get("final"))
+    assess_units(store, str(p["session"]), str(p.get("transcript") or ""), final=final)
+    store.absorb(str(p["session"]), final=final)
+
+
+def _byte_range(path: str, start: int, end: int | None) -> tuple[int, int | None]:
+    """The transcript lines (1-based, end exclusive) that bytes `start`..`end` hold."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(end) if end is not None else fh.read()
+    except OSError:
+        return 1, None
+    first = head[:start].count(b"\n") + 1
+    return first, (head.count(b"\n") + 1 if end is not None else None)
+
+
+def reflect_on(
+    store: Store,
+    session_id: str,
+    transcript: str,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    source: str,
+) -> reflection.Reflection | None:
+    """One reflection over the transcript's bytes `start`..`end`: ask, consolidate, record."""
+    from rose.host.digest import build
+    from rose.judge.calls import for_store
+
+    t = _read(store, transcript, session_id)
+    if t is None:
+        return None
+    first, last = _byte_range(transcript, start, end)
+    steps = [s for s in t.steps if s.line >= first and (last is None or s.line < last)]
+    budget = store.config.reflect.digest_tokens
+    d = build(steps, host=t.host, version=t.version, budget_tokens=budget)
+    root = str(store.primary.root)
+    prompts = [e for e in sessions.read(root, session_id) if e["t"] == "prompt"]
+    latest = prompts[-1] if prompts else {}
+    served = [i for e in prompts for i in (e.get("served") or [])]
+    judge = for_store(store)
+    answer, found = reflection.reflect(
+        judge, prompt=str(latest.get("prompt", "")), digest=d.text, served=_nodes(store, served)
+    )
+    node = reflection.minted_node(answer) if answer is not None else None
+    if node is not None:
+        from rose.host.capture import capture
+
+        done = capture(store, judge, node, source=source)
+        # A refinement stores nothing new: its detail went into the lesson it refines.
+        found.minted = done.ids or ([done.target] if done.relation == "refines" else [])
+        found.outcome = done.relation
+    turn = int(latest.get("turn") or 0)
+    # A digest reflector's verdicts rank with `assess`: it read no more than a digest.
+    reflection.record(root, session_id, turn, found, source="background")
+    return found
+
+
+def reflect(job: JobContext) -> None:
+    """A nudge in background mode: reflect on the transcript since the last reflection."""
+    p = job.payload
+    end = p.get("end")
+    reflect_on(
+        job.store(),
+        str(p["session"]),
+        str(p.get("transcript") or ""),
+        start=int(p.get("start") or 0),
+        end=int(end) if end is not None else None,
+        source="reflector",
+    )
+
+
+def reflect_fork(job: JobContext) -> None:
+    """A nudge in fork mode: `claude --resume <id> --fork-session -p <what to do>`, detached.
+
+    The fork gets a new session id, so the live session is never written to; it reports
+    through `rose used` and `rose add`, which write to this session's log. Without a
+    `claude` on PATH the reflection runs in background mode instead, and says so.
+    """
+    from rose.host.nudge import block_reason
+
+    p = job.payload
+    sid = str(p["session"])
+    store = job.store()
+    binary = shutil.which("claude")
+    if binary is None:
+        store.log("reflect-fork", {"session": sid, "fallback": "no claude on PATH: background"})
+        reflect(job)
+        return
+    reason = block_reason(str(store.primary.root), sid)
+    argv = [binary, "--resume", sid, "--fork-session", "-p", reason]
+    cwd = str(p.get("cwd") or "") or None
+    env = {**os.environ, "ROSE_CHILD": "1"}
+    done = subprocess.run(
+        argv, cwd=cwd if cwd and os.path.isdir(cwd) else None, env=env, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    print(done.stdout[-4000:], end="")  # the runner redacts it into the job's log
+    print(done.stderr[-4000:], end="", file=sys.stderr)
+    store.log("reflect-fork", {"session": sid, "exit": done.returncode})
+    if done.returncode != 0:
+        raise SystemExit(f"the forked reflector exited {done.returncode}")
+
+
+def session_end(job: JobContext) -> None:
+    """The session is over: judge and absorb every unit left, reflect once over what no
+    reflection read, log that it ended, and prune old scratch. Safe to retry: each unit is
+    judged and absorbed once, and the closing reflection runs once (its `nudge` entry)."""
+    from rose.host.jobs import prune_sessions
+    from rose.loop.pack import load_session, session_path
+
+    p = job.payload
+    sid = str(p.get("session_id") or p.get("sessionId") or "default")
+    store = job.store()
+    root = str(store.primary.root)
+    rec = load_session(session_path(root, sid), sid)
+    transcript = str(p.get("transcript_path") or rec.get("transcript_path") or "")
+    assess_units(store, sid, transcript, final=True)
+    _closing_reflection(store, sid, transcript)  # its verdicts go into the last episode
+    written = store.absorb(sid, final=True)  # before pruning: nothing left unabsorbed
+    data: dict[str, Any] = {
+        "session": sid,
+        "reason": p.get("reason", ""),
+        "turns": rec.get("turn", 0),
+        "episodes": len(written),
+    }
+    append_event(job.store_dir.events, "session-end", data)
+    prune_sessions(job.store_dir.sessions, keep=lambda name: bool(store.absorb(name, final=True)))
+
+
+def _closing_reflection(store: Store, sid: str, transcript: str) -> None:
+    """Reflect over the transcript after the last reflection's end, once per session end
+    (whatever `reflect.mode` says: `off` means nothing until the session ends)."""
+    root = str(store.primary.root)
+    entries = sessions.read(root, sid)
+    marks = [(i, e) for i, e in enumerate(entries) if e["t"] == "nudge"]
+    last_i, last = marks[-1] if marks else (-1, {})
+    if last.get("mode") == "session-end":
+        if any(e["t"] == "reflected" for e in entries[last_i + 1 :]):
+            return  # this end was reflected on already (a retried job)
+        start = int(last.get("start") or 0)  # it died half way: again, from the same place
+    else:
+        start = int(last.get("end") or 0)
+        try:
+            size = os.path.getsize(transcript) if transcript else 0
+        except OSError:
+            size = 0
+        if size <= start:
+            return  # nothing new since the last reflection
+        sessions.append(
+            root, sid, "nudge", mode="session-end", why="the session ended", start=start, end=size
+        )
+    reflect_on(store, sid, transcript, start=start, end=None, source="session-end")

@@ -1,0 +1,132 @@
+"""The Stop hook's part in reflection: count the turn, and when a reflection is due, start it.
+
+The hook schedules attention; it judges nothing. It reads what the transcript gained since
+the last Stop (`rose.host.transcript.activity`, from the byte offset it stopped at), adds
+it to the counts since the last reflection, and asks `rose.loop.occasion` whether one is
+due. If so, by `reflect.mode`:
+
+- ``background``: a detached `reflect` job reads a digest of the transcript since the last
+  reflection and makes one small model call;
+- ``fork`` (Claude Code): a detached `reflect-fork` job resumes the session as a fork
+  (`claude --resume <id> --fork-session -p ...`), which sees the whole conversation and
+  reports with `rose used` and `rose add`. Codex has no fork, so there it runs as
+  ``background`` (`rose doctor` says so);
+- ``block``: the hook answers ``{"decision": "block", "reason": ...}``, so the agent spends
+  one more turn reflecting in its own context and reports the same way. A Stop that comes
+  from such a continuation (``stop_hook_active``) never blocks again and counts nothing;
+- ``off``: nothing until the session ends.
+
+Every reflection started is a `nudge` entry in the session's log, which is how a later Stop
+knows how many in a row produced nothing (`rose.loop.occasion.empty_streak`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rose.loop import occasion
+from rose.store import sessions
+
+if TYPE_CHECKING:
+    from rose.config import Config
+
+#: The host each mode runs as when the host cannot do it (Codex has no session fork).
+FALLBACK = {("fork", "codex"): "background"}
+
+
+def settings(roots: list[tuple[str, str]]) -> Config:
+    """The store's settings (the global store's under the project's, then the environment)."""
+    from rose import config
+
+    return config.load([Path(r) / "config.yaml" for r, _ in reversed(roots)])
+
+
+def host_of(payload: dict) -> str:
+    """`codex` or `claude`: Codex's payloads carry a `turn_id`, Claude Code's do not."""
+    return "codex" if "turn_id" in payload else "claude"
+
+
+def effective_mode(mode: str, host: str) -> str:
+    return FALLBACK.get((mode, host), mode)
+
+
+def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | None:
+    """Count this turn into `rec` (the session's freshness record, saved by the caller) and
+    start a reflection if one is due; returns the hook's answer for ``block``, else None."""
+    if payload.get("stop_hook_active"):
+        return None  # the agent is finishing a reflection we asked for: never loop
+    cfg = settings(roots).reflect
+    if cfg.mode == "off":
+        return None
+    transcript = str(payload.get("transcript_path") or rec.get("transcript_path") or "")
+    state = dict(rec.get("reflect") or {})
+    tools = failed = 0
+    if transcript:
+        from rose.errors import RoseError
+        from rose.host.transcript import activity
+
+        try:
+            act = activity(Path(transcript), int(state.get("offset", 0)))
+        except (OSError, RoseError):  # not there (yet), or not a transcript: turns still count
+            act = None
+        if act is not None:
+            tools, failed, state["offset"] = act.tool_calls, act.failed_tool_calls, act.offset
+    state = occasion.tally(state, tool_calls=tools, failed=failed)
+    root, scope = roots[0]
+    sid = str(payload.get("session_id") or payload.get("sessionId") or "default")
+    limits = occasion.Settings(
+        tool_calls=cfg.nudge_after_tool_calls,
+        turns=cfg.nudge_after_turns,
+        surprises=cfg.min_surprises,
+        cooldown_s=cfg.nudge_cooldown_s,
+        backoff_after=cfg.nudge_backoff_after,
+    )
+    now = time.time()
+    empty = occasion.empty_streak(sessions.read(root, sid)) if state.get("last") else 0
+    why = occasion.due(state, limits, now, empty=empty)
+    if why is None:
+        rec["reflect"] = state
+        return None
+    host = host_of(payload)
+    mode = effective_mode(cfg.mode, host)
+    start = int(state.get("from", 0))
+    end = int(state.get("offset", 0))
+    rec["reflect"] = {**occasion.reset(state, now), "from": end}
+    sessions.append(root, sid, "nudge", mode=mode, why=why, start=start, end=end)
+    job = {
+        "session": sid,
+        "transcript": transcript,
+        "start": start,
+        "end": end,
+        "host": host,
+        "cwd": str(payload.get("cwd") or ""),
+    }
+    if mode == "block":
+        return {"decision": "block", "reason": block_reason(root, sid)}
+    from rose.host.jobs import submit
+    from rose.store.layout import StoreDir
+
+    kind = "reflect-fork" if mode == "fork" else "reflect"
+    submit(StoreDir(Path(root), scope), kind, job, key=f"{sid}:{kind}:{end}")
+    return None
+
+
+def block_reason(root: str, session_id: str) -> str:
+    """What the agent is asked to do with its one extra turn (also the fork's prompt)."""
+    from rose.store.view import render
+
+    served = _served(root, session_id)
+    return render("inject/reflect", session=session_id, served=served)
+
+
+def _served(root: str, session_id: str) -> list[str]:
+    """The lesson ids the session has had in context, most recent unit first, as listed."""
+    seen: list[str] = []
+    for e in reversed(sessions.read(root, session_id)):
+        if e.get("t") == "prompt":
+            for i in e.get("served") or []:
+                if isinstance(i, str) and i not in seen:
+                    seen.append(i)
+    return seen

@@ -1,0 +1,136 @@
+"""Reflection: did this stretch of work teach something, and which served lessons did work?
+
+A reflector is shown a digest of the work (what the user asked and corrected, the agent's
+reasoning and messages, its tool calls and which failed) and the lessons the agent had in
+context, and answers the `reflect` call: a lesson to mint, written out verbosely (it is
+compressed later, and only what is written now can be recovered), and for each served
+lesson whether it changed what was done, with the sentences of it that did the work
+(load-bearing spans, which the compressor keeps).
+
+What comes back is held to structure, not trusted: a verdict on a lesson that was not
+served is dropped, and a span is kept only when it is a sentence the lesson really holds.
+A minted lesson goes through consolidation (`rose.loop.consolidate`), never straight into
+the store. What the reflection found is written to the session's append-only log
+(`minted`, `used` and `span` entries, then one `reflected` entry), which absorption folds
+into the unit's episode; nothing is counted in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rose.errors import AnswerInvalid, BackendFailed, BackendUnavailable
+from rose.judge import models as m
+from rose.judge.calls import Judge
+from rose.models import Node
+from rose.store import sessions
+
+#: The failures of a model call that leave a reflection with nothing, never a broken job.
+MODEL_FAILURES = (AnswerInvalid, BackendFailed, BackendUnavailable)
+
+
+@dataclass
+class Reflection:
+    """What one reflection produced."""
+
+    minted: list[str] = field(default_factory=list)  # ids of lessons stored (or folded into)
+    outcome: str = ""  # what consolidation did with the lesson found: "refines", "stored" ...
+    used: list[str] = field(default_factory=list)
+    unused: list[str] = field(default_factory=list)
+    spans: list[tuple[str, str]] = field(default_factory=list)  # (lesson id, sentence)
+    error: str = ""  # the model call failed: nothing was learnt
+
+    @property
+    def produced(self) -> bool:
+        return bool(self.minted or self.used or self.spans)
+
+
+def _lesson(node: Node) -> m.Lesson:
+    return m.Lesson(id=node.id, title=node.title, gist=node.gist, body=node.body or node.gist)
+
+
+def reflect(
+    judge: Judge,
+    *,
+    prompt: str,
+    digest: str,
+    served: list[Node],
+    known: Sequence[Node] = (),
+) -> tuple[m.ReflectAnswer | None, Reflection]:
+    """Ask the reflector about one stretch of work; nothing is written here.
+
+    An empty digest asks nothing (there is nothing to learn from). A failed call is
+    reported in the `Reflection`, never raised.
+    """
+    out = Reflection()
+    if not digest.strip():
+        return None, out
+    ctx = m.ReflectContext(
+        prompt=prompt,
+        digest=digest,
+        known=[m.Candidate(id=n.id, title=n.title, gist=n.gist) for n in [*served, *known]],
+        served=[_lesson(n) for n in served],
+    )
+    try:
+        answer = judge.ask("reflect", ctx)
+    except MODEL_FAILURES as exc:
+        out.error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+        return None, out
+    by_id = {n.id: n for n in served}
+    for use in answer.lessons:
+        if use.id in by_id:
+            (out.used if use.used else out.unused).append(use.id)
+    out.used = list(dict.fromkeys(out.used))
+    out.unused = [i for i in dict.fromkeys(out.unused) if i not in out.used]
+    for span in answer.load_bearing:
+        node = by_id.get(span.id)
+        text = " ".join(span.span.split())
+        if (
+            node is not None
+            and span.id in out.used
+            and text
+            and text in " ".join(node.body.split())
+        ):
+            out.spans.append((span.id, text))
+    return answer, out
+
+
+def minted_node(answer: m.ReflectAnswer) -> Node | None:
+    """The lesson a reflection found, as a new level-0 node (not yet stored)."""
+    if not answer.found or answer.lesson is None:
+        return None
+    lesson = answer.lesson
+    return Node(
+        title=lesson.title,
+        gist=lesson.gist,
+        family=lesson.family,
+        body=lesson.body,
+        origin="reflection",
+    )
+
+
+def record(root: str | Path, session_id: str, turn: int, found: Reflection, *, source: str) -> None:
+    """Write what a reflection found to the session's log, for absorption to fold in.
+
+    `source` says whose verdicts these are: "background" (a digest judge, which fills in
+    where nobody better spoke) or "reflector" (one that saw the session itself).
+    """
+    for lid in found.minted:
+        sessions.append(root, session_id, "minted", turn=turn, id=lid, source=source)
+    if (found.used or found.unused) and turn:
+        sessions.append(
+            root, session_id, "used", turn=turn, used=found.used, unused=found.unused, source=source
+        )
+    for lid, span in found.spans:
+        sessions.append(root, session_id, "span", turn=turn, lesson=lid, span=span)
+    sessions.append(
+        root,
+        session_id,
+        "reflected",
+        turn=turn,
+        source=source,
+        produced=found.produced,
+        **({"error": found.error} if found.error else {}),
+    )

@@ -1,0 +1,102 @@
+"""The learning jobs judge each unit of work once, whichever job gets there, and retry safely.
+
+Locks in: a Stop's absorb job judges (`assess`) and writes the complete units so far; the
+SessionEnd job judges and writes only the rest, then reflects once over the transcript
+after the last reflection; running SessionEnd's job again (a retry) judges nothing twice,
+writes no second episode and does not reflect again; each unit is judged on its own part
+of the transcript (found by its prompt), and the lesson ids the agent cited there are noted
+for its episode; without a readable transcript, units are still absorbed, credited nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rose import config
+from rose.events import read_events
+from rose.host import learning
+from rose.host.jobs import JobContext
+from rose.host.transcript import read
+from rose.store import sessions
+from rose.store.facade import Store
+
+pytestmark = pytest.mark.graph
+
+SID = "sess-learn-1"
+
+
+def _line(n: int, role: str, content) -> str:
+    rec = {"type": role, "uuid": f"u{n}", "sessionId": SID, "version": "2.1.38",
+           "message": {"role": role, "content": content}}  # fmt: skip
+    return json.dumps(rec) + "\n"
+
+
+def _transcript(path: Path, lesson_id: str) -> Path:
+    lines = [
+        _line(1, "user", "make the api listen on the right port"),
+        _line(2, "assistant", [{"type": "text", "text": f"Per {lesson_id[:10]}, port 8081."}]),
+        _line(3, "user", "now restart it"),
+        _line(4, "assistant", [{"type": "text", "text": "Restarted."}]),
+    ]
+    path.write_text("".join(lines))
+    return path
+
+
+@pytest.fixture
+def setup(store: Store, project: Path):
+    config.set_override(store.primary.config, "agent", "simulated")
+    lesson = store.add("The api listens on 8081.", title="API port")
+    root = store.primary.root
+    for turn, prompt in ((1, "make the api listen on the right port"), (2, "now restart it")):
+        sessions.append(root, SID, "prompt", turn=turn, prompt=prompt, served=[lesson.id])
+    return Store.open(project), lesson, _transcript(project / "t.jsonl", lesson.id)
+
+
+def _job(store: Store, payload: dict) -> JobContext:
+    return JobContext(store.primary, {"attempt": 1}, payload)
+
+
+def _calls(store: Store, call: str) -> int:
+    return sum(1 for e in read_events(store.primary.events, kind="judge") if e["call"] == call)
+
+
+def test_stop_then_session_end_judge_each_unit_once(setup):
+    store, lesson, transcript = setup
+    learning.absorb(_job(store, {"session": SID, "final": False, "transcript": str(transcript)}))
+    assert _calls(store, "assess") == 1 and len(list(store.primary.episodes.glob("*.json"))) == 1
+    end = {"session_id": SID, "transcript_path": str(transcript), "reason": "exit"}
+    learning.session_end(_job(store, end))
+    assert _calls(store, "assess") == 2 and _calls(store, "reflect") == 1
+    learning.session_end(_job(store, end))  # the same end, retried
+    assert _calls(store, "assess") == 2 and _calls(store, "reflect") == 1
+    episodes = sorted(
+        (json.loads(p.read_text()) for p in store.primary.episodes.glob("*.json")),
+        key=lambda e: e["turn"],
+    )
+    assert [e["turn"] for e in episodes] == [1, 2]
+    assert episodes[0]["citations"] == [lesson.id]  # cited by its short id in unit 1
+    assert episodes[1]["citations"] == []
+    assert all(e["outcome"] != "unknown" for e in episodes)
+
+
+def test_each_unit_gets_its_own_part_of_the_transcript(setup):
+    store, _lesson, transcript = setup
+    parts = learning.unit_steps(read(transcript), [(1, "make the api listen on the right port"),
+                                                   (2, "now restart it")])  # fmt: skip
+    assert [s.text for s in parts[2]] == ["now restart it", "Restarted."]
+    assert parts[1][0].text.startswith("make the api") and len(parts[1]) == 2
+    moved = learning.unit_steps(read(transcript), [(1, "a prompt the hook saw differently"),
+                                                   (2, "now restart it")])  # fmt: skip
+    assert len(moved[1]) == 2 and len(moved[2]) == 2  # the first by position, the second by text
+
+
+def test_without_a_transcript_units_are_absorbed_and_credit_nothing(setup):
+    store, _lesson, _transcript = setup
+    learning.session_end(_job(store, {"session_id": SID, "transcript_path": "", "reason": "x"}))
+    assert _calls(store, "assess") == 0
+    episodes = [json.loads(p.read_text()) for p in store.primary.episodes.glob("*.json")]
+    assert len(episodes) == 2
+    assert all(e["outcome"] == "unknown" and not e["used"] for e in episodes)

@@ -1,0 +1,99 @@
+"""A reflection's answer is held to structure: quotes must be quotes, verdicts must be on served
+lessons, and a failed or pointless call learns nothing.
+
+Locks in: an empty digest asks nothing; verdicts on lessons that were not served are
+dropped; a load-bearing span is kept only when the lesson really holds that sentence and
+the lesson was judged used; a backend failure or an invalid answer is reported, never
+raised into the job; what was found is written to the session's log as entries that
+absorption folds in (`minted`, `used` with the reflection's source, `span`, `reflected`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rose.errors import BackendUnavailable
+from rose.judge.calls import Judge
+from rose.loop import reflect
+from rose.model.scripted import ScriptedBackend
+from rose.models import Node
+from rose.store import sessions
+
+A = Node(
+    id="n_aaaa1111",
+    title="Ports",
+    gist="Which port",
+    body="The api listens on 8081. Restart it after edits.",
+)
+B = Node(id="n_bbbb2222", title="Logs", gist="Where logs go", body="Logs go to /var/log/app.")
+
+
+def _judge(*answers) -> tuple[Judge, ScriptedBackend]:
+    backend = ScriptedBackend({"reflect": list(answers)})
+    return Judge(backend, cache_path=None, events_path=None), backend
+
+
+def _answer(**extra) -> dict:
+    return {"found": False, "reason": "routine", "lesson": None, **extra}
+
+
+def test_an_empty_digest_asks_nothing():
+    judge, backend = _judge()
+    answer, found = reflect.reflect(judge, prompt="p", digest="  \n", served=[A])
+    assert answer is None and not found.produced and not backend.requests
+
+
+def test_verdicts_and_spans_are_kept_only_where_they_hold():
+    judge, backend = _judge(
+        _answer(
+            lessons=[
+                {"id": A.id, "used": True, "reason": "set the port"},
+                {"id": B.id, "used": False, "reason": "off topic"},
+                {"id": "n_cccc3333", "used": True, "reason": "never served"},
+            ],
+            load_bearing=[
+                {"id": A.id, "span": "The api listens on   8081."},  # spacing aside, a quote
+                {"id": A.id, "span": "The api listens on 9090."},  # not what it says
+                {"id": B.id, "span": "Logs go to /var/log/app."},  # said, but B was not used
+            ],
+        )
+    )
+    _, found = reflect.reflect(judge, prompt="fix the api", digest="Agent: done", served=[A, B])
+    assert found.used == [A.id] and found.unused == [B.id]
+    assert found.spans == [(A.id, "The api listens on 8081.")]
+    assert "<served>" in backend.requests[0].prompt and A.body in backend.requests[0].prompt
+
+
+def test_a_found_lesson_becomes_a_level_zero_reflection_node():
+    lesson = {"title": "Use 8081", "gist": "The api port", "family": "api", "body": "It is 8081."}
+    judge, _ = _judge({"found": True, "reason": "user said", "lesson": lesson})
+    answer, _ = reflect.reflect(judge, prompt="p", digest="User: it is 8081", served=[])
+    node = reflect.minted_node(answer)
+    assert node is not None and (node.level, node.origin, node.family) == (0, "reflection", "api")
+    assert node.body == "It is 8081."
+
+
+def test_a_failed_call_is_reported_not_raised():
+    judge, _ = _judge(BackendUnavailable("claude", "not installed"))
+    answer, found = reflect.reflect(judge, prompt="p", digest="Agent: x", served=[A])
+    assert answer is None and found.error.startswith("BackendUnavailable")
+    judge, _ = _judge({"found": True, "reason": "x", "lesson": None})  # found without a lesson
+    answer, found = reflect.reflect(judge, prompt="p", digest="Agent: x", served=[A])
+    assert answer is None and found.error.startswith("AnswerInvalid")
+
+
+def test_what_was_found_goes_to_the_session_log(tmp_path: Path):
+    found = reflect.Reflection(minted=["n_dddd4444"], used=[A.id], unused=[B.id])
+    found.spans.append((A.id, "The api listens on 8081."))
+    reflect.record(tmp_path, "s1", 2, found, source="background")
+    kinds = [(e["t"], e.get("source")) for e in sessions.read(tmp_path, "s1")]
+    assert kinds == [
+        ("minted", "background"),
+        ("used", "background"),
+        ("span", None),
+        ("reflected", "background"),
+    ]
+    assert sessions.read(tmp_path, "s1")[-1]["produced"] is True
+    reflect.record(tmp_path, "s2", 1, reflect.Reflection(error="x"), source="background")
+    (only,) = sessions.read(tmp_path, "s2")
+    assert only["t"] == "reflected" and only["produced"] is False and only["error"] == "x"
