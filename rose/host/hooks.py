@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rose.events import append_event
 from rose.loop.pack import Pack, load_session, pack, save_session, session_path
-from rose.store import scan, sessions
+from rose.store import notices, scan, sessions
 from rose.store.layout import find_project_root, global_root
 
 EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
@@ -195,13 +195,20 @@ def _session_end(payload: dict, roots) -> None:
     """Hand off to a detached job at once: the host allows all SessionEnd hooks ~1.5 s.
 
     The key is the session and its turn count: a resumed session that ends again after more
-    turns is logged again, the same end reported twice is not.
+    turns is logged again, the same end reported twice is not. With no store at all, the
+    global store is made to hold the job: a session is never learnt from by nobody.
     """
-    if not roots:
-        return
     from rose.host.jobs import submit  # only this hook submits: keep it off the prompt path
     from rose.store.layout import StoreDir
 
+    if not roots:
+        if not payload.get("transcript_path"):
+            return  # nothing to learn from
+        # ROSE installed for the user, and no store yet: the global one holds the job (and,
+        # once a lesson is found, `rose.loop.consolidate` creates the store it belongs in).
+        home = StoreDir(global_root(), "global")
+        home.create()
+        roots = [(str(home.root), "global")]
     sid = _session_id(payload)
     turns = load_session(session_path(roots[0][0], sid), sid).get("turn", 0)
     submit(StoreDir(Path(roots[0][0]), roots[0][1]), "session-end", payload, key=f"{sid}:{turns}")
@@ -287,6 +294,9 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     if chosen_for is None:
         return None  # recall is switched off
     view, chosen, note = chosen_for
+    kept = notices.take([r for r, _ in roots])  # what a detached job did since: said once
+    if kept:
+        note = " · ".join([*kept, note] if note else kept)
     sid = _session_id(payload)
     path = session_path(roots[0][0], sid)
     rec = load_session(path, sid)
@@ -310,7 +320,7 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
 
     if not chosen:
         record()
-        return None
+        return {"systemMessage": f"ROSE · {note}"} if kept else None
     out: dict = {"systemMessage": result.status}
     if result.block:
         out["hookSpecificOutput"] = {

@@ -164,8 +164,12 @@ def reflect_on(
     start: int = 0,
     end: int | None = None,
     source: str,
+    cwd: str = "",
 ) -> reflection.Reflection | None:
-    """One reflection over the transcript's bytes `start`..`end`: ask, consolidate, record."""
+    """One reflection over the transcript's bytes `start`..`end`: ask, consolidate, record.
+
+    `cwd` is where the session worked: a project lesson lands in that repository's store,
+    made if it has none."""
     from rose.host.digest import build
     from rose.judge.calls import for_store
 
@@ -188,7 +192,8 @@ def reflect_on(
     if node is not None:
         from rose.host.capture import capture
 
-        done = capture(store, judge, node, source=source)
+        where = Path(cwd) if cwd and os.path.isdir(cwd) else None
+        done = capture(store, judge, node, source=source, start=where)
         # A refinement stores nothing new: its detail went into the lesson it refines.
         found.minted = done.ids or ([done.target] if done.relation == "refines" else [])
         found.outcome = done.relation
@@ -209,6 +214,7 @@ def reflect(job: JobContext) -> None:
         start=int(p.get("start") or 0),
         end=int(end) if end is not None else None,
         source="reflector",
+        cwd=str(p.get("cwd") or ""),
     )
 
 
@@ -258,7 +264,8 @@ def session_end(job: JobContext) -> None:
     rec = load_session(session_path(root, sid), sid)
     transcript = str(p.get("transcript_path") or rec.get("transcript_path") or "")
     assess_units(store, sid, transcript, final=True)
-    _closing_reflection(store, sid, transcript)  # its verdicts go into the last episode
+    cwd = str(p.get("cwd") or "")
+    _closing_reflection(store, sid, transcript, cwd)  # its verdicts go into the last episode
     written = store.absorb(sid, final=True)  # before pruning: nothing left unabsorbed
     data: dict[str, Any] = {
         "session": sid,
@@ -270,7 +277,7 @@ def session_end(job: JobContext) -> None:
     prune_sessions(job.store_dir.sessions, keep=lambda name: bool(store.absorb(name, final=True)))
 
 
-def _closing_reflection(store: Store, sid: str, transcript: str) -> None:
+def _closing_reflection(store: Store, sid: str, transcript: str, cwd: str) -> None:
     """Reflect over the transcript after the last reflection's end, once per session end
     (whatever `reflect.mode` says: `off` means nothing until the session ends)."""
     root = str(store.primary.root)
@@ -292,4 +299,4 @@ def _closing_reflection(store: Store, sid: str, transcript: str) -> None:
         sessions.append(
             root, sid, "nudge", mode="session-end", why="the session ended", start=start, end=size
         )
-    reflect_on(store, sid, transcript, start=start, end=None, source="session-end")
+    reflect_on(store, sid, transcript, start=start, end=None, source="session-end", cwd=cwd)

@@ -63,6 +63,7 @@ def store_for(store: Store | None, scope: str, start: Path | None = None) -> tup
                 f"created a project store at {path} for this repository's first lesson "
                 "(commit it to share what ROSE learns here)",
                 "new store: .rose/",
+                keep_in=path,
             )
             glob = global_root()
             return Store(path.resolve(), glob if glob.is_dir() else None), "project"
@@ -70,14 +71,19 @@ def store_for(store: Store | None, scope: str, start: Path | None = None) -> tup
         note = ""
     if store is not None and store.global_ is not None:
         if note:
-            notify(note.format(store.global_.root), "filed globally: no repository")
+            notify(
+                note.format(store.global_.root),
+                "filed globally: no repository",
+                keep_in=store.global_.root,
+            )
         return store, "global"
     glob = global_root()
     created = not glob.is_dir()
     StoreDir(glob, "global").create()
     if note:
-        notify(note.format(glob), "filed globally: no repository")
+        notify(note.format(glob), "filed globally: no repository", keep_in=glob)
     elif created:
-        notify(f"created the global store {glob} for the first global lesson", "new store: ~/.rose")
+        line = f"created the global store {glob} for the first global lesson"
+        notify(line, "new store: ~/.rose", keep_in=glob)
     project = store.project.root if store is not None and store.project is not None else None
     return Store(project, glob), "global"

@@ -34,10 +34,16 @@ from rose.store.nodefile import dump_episode, dump_node
 _NOTICES: list[str] = []
 
 
-def notify(line: str, short: str) -> None:
-    """Tell the user what was repaired: the whole line on stderr now, a few words for later."""
+def notify(line: str, short: str, *, keep_in: Path | None = None) -> None:
+    """Tell the user what was repaired or made: the whole line on stderr now, a few words for
+    later. With `keep_in` (a store's folder) the few words are also kept there, for the next
+    prompt's status line: a detached job has no one to tell (`rose.store.notices`)."""
     _NOTICES.append(short)
     print(f"rose: {line}", file=sys.stderr)
+    if keep_in is not None:
+        from rose.store import notices
+
+        notices.keep(keep_in, short)
 
 
 def take_notices() -> list[str]:
