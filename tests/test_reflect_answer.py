@@ -71,6 +71,10 @@ def test_a_found_lesson_becomes_a_level_zero_reflection_node():
     node = reflect.minted_node(answer)
     assert node is not None and (node.level, node.origin, node.family) == (0, "reflection", "api")
     assert node.body == "It is 8081."
+    again = reflect.minted_node(answer, where="s1:2:0")
+    assert again is not None and again.id == reflect.minted_node(answer, where="s1:2:0").id
+    assert again.id != reflect.minted_node(answer, where="s1:3:0").id  # other work, other id
+    assert node.id != reflect.minted_node(answer).id  # without `where`: a fresh id each time
 
 
 def test_a_failed_call_is_reported_not_raised():

@@ -188,7 +188,9 @@ def reflect_on(
     answer, found = reflection.reflect(
         judge, prompt=str(latest.get("prompt", "")), digest=d.text, served=_nodes(store, served)
     )
-    node = reflection.minted_node(answer) if answer is not None else None
+    turn = int(latest.get("turn") or 0)
+    stretch = f"{session_id}:{turn}:{start}"
+    node = reflection.minted_node(answer, where=stretch) if answer is not None else None
     if node is not None:
         from rose.host.capture import capture
 
@@ -197,7 +199,6 @@ def reflect_on(
         # A refinement stores nothing new: its detail went into the lesson it refines.
         found.minted = done.ids or ([done.target] if done.relation == "refines" else [])
         found.outcome = done.relation
-    turn = int(latest.get("turn") or 0)
     # A digest reflector's verdicts rank with `assess`: it read no more than a digest.
     reflection.record(root, session_id, turn, found, source="background")
     return found

@@ -17,6 +17,7 @@ into the unit's episode; nothing is counted in place.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,12 +98,22 @@ def reflect(
     return answer, out
 
 
-def minted_node(answer: m.ReflectAnswer) -> Node | None:
-    """The lesson a reflection found, as a new level-0 node (not yet stored)."""
+def minted_node(answer: m.ReflectAnswer, *, where: str = "") -> Node | None:
+    """The lesson a reflection found, as a new level-0 node (not yet stored).
+
+    `where` names the stretch of work it came from (session and turn): the id is then
+    derived from it and the lesson's text, so reflecting on the same work again (a retried
+    job) mints the same lesson, not a second one, and a replayed run names its lessons alike.
+    """
     if not answer.found or answer.lesson is None:
         return None
     lesson = answer.lesson
+    ident = {}
+    if where:
+        digest = hashlib.sha256(f"{where}\0{lesson.body}".encode()).hexdigest()[:20]
+        ident = {"id": f"n_{digest}"}
     return Node(
+        **ident,
         title=lesson.title,
         gist=lesson.gist,
         family=lesson.family,
