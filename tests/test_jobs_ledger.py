@@ -3,7 +3,7 @@ redacted log, and the session-end job run through it.
 
 Locks in that submitters racing with the same key make one job; that a done key suppresses
 a resubmission while its record is kept and a failed one does not; that a submission past
-`jobs.queue_max` is dropped with a logged reason; that a running job whose runner died is
+`jobs.queue_max` is dropped with a logged reason, yet starts a runner for the jobs waiting; that a running job whose runner died is
 failed (or retried) by the next look at the ledger; that only old done jobs are pruned; that
 a private key split over lines never reaches the log; and that SessionEnd's job is a ledger
 job whose payload is gone once it is done.
@@ -87,6 +87,23 @@ def test_overflow_is_dropped_with_a_logged_reason(ledger, monkeypatch):
     assert len(dropped) == 2 and dropped[0]["job"] == "span"
     assert "queue full: 3 jobs already wait" in dropped[0]["reason"]
     assert len(list(ledger.jobs.glob("*.payload"))) == 3
+
+
+def test_a_full_queue_of_jobs_nobody_started_is_drained_by_the_next_submission(
+    ledger: StoreDir, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Jobs queued without a runner must not keep every later job out for good: the
+    submission that finds the queue full is dropped, but it starts a runner for the rest."""
+    monkeypatch.setenv("ROSE_JOBS_QUEUE_MAX", "2")
+    ids = [jobs.submit(ledger, "span", {"sleep": 0, "out": str(tmp_path)}, key=f"k{i}",
+                       spawn=False)[1] for i in range(2)]  # fmt: skip
+    outcome, _ = jobs.submit(ledger, "span", {"sleep": 0, "out": str(tmp_path)}, key="late")
+    assert outcome == "dropped"
+    done = [wait_for(lambda i=i: finished(ledger, i), timeout=30) for i in ids]
+    assert [d["state"] for d in done] == ["done", "done"]
+    assert (
+        jobs.submit(ledger, "span", {"sleep": 0, "out": str(tmp_path)}, key="late")[0] == "queued"
+    )
 
 
 def test_unknown_kinds_are_refused(ledger: StoreDir):

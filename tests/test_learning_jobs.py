@@ -100,3 +100,80 @@ def test_without_a_transcript_units_are_absorbed_and_credit_nothing(setup):
     episodes = [json.loads(p.read_text()) for p in store.primary.episodes.glob("*.json")]
     assert len(episodes) == 2
     assert all(e["outcome"] == "unknown" and not e["used"] for e in episodes)
+
+
+RACE = """
+import sys
+from pathlib import Path
+from rose.host import learning
+from rose.host.jobs import JobContext
+from rose.store.facade import Store
+kind, project, transcript, sid = sys.argv[1:5]
+store = Store.open(Path(project))
+sys.stdin.readline()  # start together
+job = JobContext(store.primary, {"attempt": 1}, (
+    {"session": sid, "final": False, "transcript": transcript} if kind == "absorb"
+    else {"session_id": sid, "transcript_path": transcript, "reason": "exit"}))
+getattr(learning, kind)(job)
+"""
+
+
+def test_a_stop_job_and_session_end_side_by_side_judge_each_unit_once(setup, project: Path):
+    import subprocess
+    import sys
+
+    store, _lesson, transcript = setup
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACE, kind, str(project), str(transcript), SID],
+            stdin=subprocess.PIPE,
+            text=True,
+        )
+        for kind in ("absorb", "session_end", "absorb", "session_end")
+    ]
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.close()
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
+    assert _calls(store, "assess") == 2  # two units, each judged once
+    outcomes = [e for e in sessions.read(store.primary.root, SID) if e["t"] == "outcome"]
+    assert sorted(e["turn"] for e in outcomes) == [1, 2]
+    assert len(list(store.primary.episodes.glob("*.json"))) == 2
+
+
+def test_a_resumed_session_that_ends_again_is_reflected_on_again(setup):
+    store, _lesson, transcript = setup
+    end = {"session_id": SID, "transcript_path": str(transcript), "reason": "exit"}
+    learning.session_end(_job(store, end))
+    assert _calls(store, "reflect") == 1
+    with open(transcript, "a") as fh:
+        fh.write(_line(5, "user", "and add a health check"))
+        fh.write(_line(6, "assistant", [{"type": "text", "text": "Added /healthz."}]))
+    sessions.append(store.primary.root, SID, "prompt", turn=3, prompt="and add a health check")
+    learning.session_end(_job(store, end))
+    assert _calls(store, "reflect") == 2 and _calls(store, "assess") == 3
+    nudges = [e for e in sessions.read(store.primary.root, SID) if e["t"] == "nudge"]
+    assert nudges[1]["start"] == nudges[0]["end"] == len(_transcript_bytes_before(transcript))
+
+
+def _transcript_bytes_before(transcript: Path) -> bytes:
+    data = transcript.read_bytes()
+    return data[: data.index(b'"uuid": "u5"')].rsplit(b"\n", 1)[0] + b"\n"
+
+
+def test_a_reflection_speaks_for_the_unit_it_was_started_in(setup):
+    """A background reflection started in unit 1 that runs after unit 2 began: its
+    verdicts go to unit 1, about what unit 1 was served."""
+    store, lesson, transcript = setup
+    root = store.primary.root
+    sessions.append(root, SID, "prompt", turn=3, prompt="unrelated", served=[])
+    cut = transcript.read_bytes().index(b'"uuid": "u3"')
+    start_of_u3 = transcript.read_bytes()[:cut].rsplit(b"\n", 1)[0] + b"\n"
+    payload = {"session": SID, "transcript": str(transcript), "start": 0,
+               "end": len(start_of_u3), "turn": 1, "cwd": ""}  # fmt: skip
+    learning.reflect(_job(store, payload))
+    (done,) = [e for e in sessions.read(root, SID) if e["t"] == "reflected"]
+    assert done["turn"] == 1
+    spoke = [e for e in sessions.read(root, SID) if e["t"] == "used"]
+    assert all(e["turn"] == 1 and set(e["used"] + e["unused"]) <= {lesson.id} for e in spoke)

@@ -158,13 +158,16 @@ def submit(
             append_event(
                 store_dir.events, "job", {"job": kind, "state": "dropped", "reason": reason}
             )
-            return "dropped", ""
-        job_id = _new_id(kind)
-        write_json(d / f"{job_id}.payload", payload)
-        ledger.save(d, _new_record(job_id, kind, key, spec))
+            job_id = ""
+        else:
+            job_id = _new_id(kind)
+            write_json(d / f"{job_id}.payload", payload)
+            ledger.save(d, _new_record(job_id, kind, key, spec))
     if spawn:
+        # Also when the queue was full: jobs queued without a runner (one that waits for
+        # the model to answer again) must not keep every later job out for good.
         _spawn_runner(store_dir)
-    return "queued", job_id
+    return ("queued", job_id) if job_id else ("dropped", "")
 
 
 def _new_record(job_id: str, kind: str, key: str, spec: Kind) -> dict:

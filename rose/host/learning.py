@@ -22,7 +22,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,22 @@ if TYPE_CHECKING:
 
 #: Characters of a prompt compared when finding a unit's part of the transcript.
 MATCH_CHARS = 200
+
+
+@contextmanager
+def _one_at_a_time(store: Store, session_id: str) -> Iterator[None]:
+    """Hold the session's learning lock: a Stop's job and SessionEnd's may run side by side
+    (`jobs.max_concurrent`), and each must see what the other judged before judging it."""
+    import fcntl
+
+    path = store.primary.sessions / f"{sessions.safe_id(session_id)}.learning.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # held for a model call at most; the job has a deadline
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
 
 
 def _norm(text: str) -> str:
@@ -141,8 +158,10 @@ def absorb(job: JobContext) -> None:
     p = job.payload
     store = job.store()
     final = bool(p.get("final"))
-    assess_units(store, str(p["session"]), str(p.get("transcript") or ""), final=final)
-    store.absorb(str(p["session"]), final=final)
+    sid = str(p["session"])
+    with _one_at_a_time(store, sid):
+        assess_units(store, sid, str(p.get("transcript") or ""), final=final)
+        store.absorb(sid, final=final)
 
 
 def _byte_range(path: str, start: int, end: int | None) -> tuple[int, int | None]:
@@ -165,11 +184,14 @@ def reflect_on(
     end: int | None = None,
     source: str,
     cwd: str = "",
+    turn: int | None = None,
 ) -> reflection.Reflection | None:
     """One reflection over the transcript's bytes `start`..`end`: ask, consolidate, record.
 
     `cwd` is where the session worked: a project lesson lands in that repository's store,
-    made if it has none."""
+    made if it has none. `turn` is the unit of work the reflection was started in (None:
+    the latest): its prompt and served lessons are what the reflector is shown, and its
+    episode is where the verdicts go."""
     from rose.host.digest import build
     from rose.judge.calls import for_store
 
@@ -182,25 +204,36 @@ def reflect_on(
     d = build(steps, host=t.host, version=t.version, budget_tokens=budget)
     root = str(store.primary.root)
     prompts = [e for e in sessions.read(root, session_id) if e["t"] == "prompt"]
-    latest = prompts[-1] if prompts else {}
-    served = [i for e in prompts for i in (e.get("served") or [])]
+    unit: dict = next(
+        (e for e in reversed(prompts) if turn is None or int(e.get("turn") or 0) == turn), {}
+    )
+    turn = int(unit.get("turn") or 0)
     judge = for_store(store)
     answer, found = reflection.reflect(
-        judge, prompt=str(latest.get("prompt", "")), digest=d.text, served=_nodes(store, served)
+        judge,
+        prompt=str(unit.get("prompt", "")),
+        digest=d.text,
+        served=_nodes(store, list(unit.get("served") or [])),  # what that unit had in context
     )
-    turn = int(latest.get("turn") or 0)
     stretch = f"{session_id}:{turn}:{start}"
     node = reflection.minted_node(answer, where=stretch) if answer is not None else None
+    failed: Exception | None = None
     if node is not None:
-        from rose.host.capture import capture
+        from rose.errors import RoseError
+        from rose.host.capture import capture, minted_ids
 
         where = Path(cwd) if cwd and os.path.isdir(cwd) else None
-        done = capture(store, judge, node, source=source, start=where)
-        # A refinement stores nothing new: its detail went into the lesson it refines.
-        found.minted = done.ids or ([done.target] if done.relation == "refines" else [])
-        found.outcome = done.relation
+        try:
+            done = capture(store, judge, node, source=source, start=where)
+        except RoseError as exc:  # a store locked past its deadline, a file it cannot write
+            failed = exc
+            found.error = f"the lesson found could not be stored: {str(exc)[:240]}"
+        else:
+            found.minted, found.outcome = minted_ids(done), done.relation
     # A digest reflector's verdicts rank with `assess`: it read no more than a digest.
     reflection.record(root, session_id, turn, found, source="background")
+    if failed is not None:
+        raise failed  # the job is marked failed, its log says why: nothing passes silently
     return found
 
 
@@ -216,6 +249,7 @@ def reflect(job: JobContext) -> None:
         end=int(end) if end is not None else None,
         source="reflector",
         cwd=str(p.get("cwd") or ""),
+        turn=int(p["turn"]) if p.get("turn") else None,
     )
 
 
@@ -264,10 +298,11 @@ def session_end(job: JobContext) -> None:
     root = str(store.primary.root)
     rec = load_session(session_path(root, sid), sid)
     transcript = str(p.get("transcript_path") or rec.get("transcript_path") or "")
-    assess_units(store, sid, transcript, final=True)
     cwd = str(p.get("cwd") or "")
-    _closing_reflection(store, sid, transcript, cwd)  # its verdicts go into the last episode
-    written = store.absorb(sid, final=True)  # before pruning: nothing left unabsorbed
+    with _one_at_a_time(store, sid):
+        assess_units(store, sid, transcript, final=True)
+        _closing_reflection(store, sid, transcript, cwd)  # its verdicts reach the last episode
+        written = store.absorb(sid, final=True)  # before pruning: nothing left unabsorbed
     data: dict[str, Any] = {
         "session": sid,
         "reason": p.get("reason", ""),
@@ -280,14 +315,16 @@ def session_end(job: JobContext) -> None:
 
 def _closing_reflection(store: Store, sid: str, transcript: str, cwd: str) -> None:
     """Reflect over the transcript after the last reflection's end, once per session end
-    (whatever `reflect.mode` says: `off` means nothing until the session ends)."""
+    (whatever `reflect.mode` says: `off` means nothing until the session ends). A resumed
+    session that ends again reflects on what it added; a retried job on what it missed."""
     root = str(store.primary.root)
     entries = sessions.read(root, sid)
     marks = [(i, e) for i, e in enumerate(entries) if e["t"] == "nudge"]
     last_i, last = marks[-1] if marks else (-1, {})
-    if last.get("mode") == "session-end":
-        if any(e["t"] == "reflected" for e in entries[last_i + 1 :]):
-            return  # this end was reflected on already (a retried job)
+    unfinished = last.get("mode") == "session-end" and not any(
+        e["t"] == "reflected" for e in entries[last_i + 1 :]
+    )
+    if unfinished:
         start = int(last.get("start") or 0)  # it died half way: again, from the same place
     else:
         start = int(last.get("end") or 0)

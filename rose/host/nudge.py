@@ -93,24 +93,31 @@ def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | No
     mode = effective_mode(cfg.mode, host)
     start = int(state.get("from", 0))
     end = int(state.get("offset", 0))
-    rec["reflect"] = {**occasion.reset(state, now), "from": end}
-    sessions.append(root, sid, "nudge", mode=mode, why=why, start=start, end=end)
+    turn = int(rec.get("turn", 0))
     job = {
         "session": sid,
         "transcript": transcript,
         "start": start,
         "end": end,
+        "turn": turn,
         "host": host,
         "cwd": str(payload.get("cwd") or ""),
     }
+    answer = None
     if mode == "block":
-        return {"decision": "block", "reason": block_reason(root, sid)}
-    from rose.host.jobs import submit
-    from rose.store.layout import StoreDir
+        answer = {"decision": "block", "reason": block_reason(root, sid)}
+    else:
+        from rose.host.jobs import submit
+        from rose.store.layout import StoreDir
 
-    kind = "reflect-fork" if mode == "fork" else "reflect"
-    submit(StoreDir(Path(root), scope), kind, job, key=f"{sid}:{kind}:{end}")
-    return None
+        kind = "reflect-fork" if mode == "fork" else "reflect"
+        outcome, _ = submit(StoreDir(Path(root), scope), kind, job, key=f"{sid}:{kind}:{end}")
+        if outcome == "dropped":  # the queue is full: the counts stand, a later Stop retries
+            rec["reflect"] = state
+            return None
+    rec["reflect"] = {**occasion.reset(state, now), "from": end}
+    sessions.append(root, sid, "nudge", mode=mode, why=why, start=start, end=end, turn=turn)
+    return answer
 
 
 def block_reason(root: str, session_id: str) -> str:
