@@ -143,6 +143,10 @@ class AnswerInvalid(RoseError):
         super().__init__(f"the answer to {call!r} does not fit its schema{tail}: {excerpt[:200]!r}")
 
 
+#: What a model call can fail with: the judgement is then missing, never read as a pass.
+MODEL_FAILURES = (BackendUnavailable, BackendFailed, BackendTimeout, AnswerInvalid)
+
+
 class TranscriptError(RoseError):
     """A host agent's transcript could not be read, or is not one ROSE knows how to read."""
 

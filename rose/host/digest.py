@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rose import tokens
+from rose.host._records import cut
 from rose.host.transcript import Step, Transcript
 from rose.redact import redact
 
@@ -62,10 +63,6 @@ class Digest:
         }
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def _clean(text: str) -> str:
     return " ".join(redact(text).split())
 
@@ -76,10 +73,10 @@ def line_of(step: Step, *, final: bool = False) -> str:
     if step.kind == "tool":
         said = " ".join(p for p in (_clean(step.name), _clean(step.text)) if p)
         if step.failed:
-            error = _cut(_clean(step.error), 300)
+            error = cut(_clean(step.error), 300)
             said += f" (failed: {error})" if error else " (failed)"
-        return PREFIX["tool"] + _cut(said, limit)
-    body = _cut(_clean(step.text), limit)
+        return PREFIX["tool"] + cut(said, limit)
+    body = cut(_clean(step.text), limit)
     if step.kind == "reasoning":
         body = THINKING + body
     return PREFIX.get(step.kind, PREFIX["agent"]) + body
@@ -136,7 +133,7 @@ def _keep(steps: Sequence[Step], lines: list[str], budget: int) -> list[bool]:
         change = -1 if left and right else 1 if not left and not right else 0
         room = budget - total - change * _MARK_COST
         if cost[i] > room and rank(i)[0] < 2 and room >= _SHORTEST:
-            lines[i] = _cut(lines[i], (room - 1) * 4)  # too long to keep whole: keep its start
+            lines[i] = cut(lines[i], (room - 1) * 4)  # too long to keep whole: keep its start
             cost[i] = tokens.count(lines[i]) + 1
         if cost[i] <= room:
             kept[i] = True

@@ -22,14 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rose.errors import AnswerInvalid, BackendFailed, BackendUnavailable
+from rose.errors import MODEL_FAILURES
 from rose.judge import models as m
 from rose.judge.calls import Judge
 from rose.models import Node
 from rose.store import sessions
-
-#: The failures of a model call that leave a reflection with nothing, never a broken job.
-MODEL_FAILURES = (AnswerInvalid, BackendFailed, BackendUnavailable)
 
 
 @dataclass
