@@ -177,3 +177,35 @@ def test_a_reflection_speaks_for_the_unit_it_was_started_in(setup):
     assert done["turn"] == 1
     spoke = [e for e in sessions.read(root, SID) if e["t"] == "used"]
     assert all(e["turn"] == 1 and set(e["used"] + e["unused"]) <= {lesson.id} for e in spoke)
+
+
+@pytest.mark.parametrize("host", ["claude_code", "codex"])
+def test_a_corrected_session_is_judged_and_taught_from_either_hosts_transcript(
+    store: Store, project: Path, host: str
+):
+    """The simulated agent fails, the user corrects it; from the host's own transcript the
+    session's end judges the unit (not a success at the first attempt) and mints a lesson
+    holding what the user said, reconciled into the store."""
+    from rose.model.registry import simulated_model
+    from rose.sim import World
+    from rose.sim import transcript as host_files
+    from rose.sim.agent import Agent
+    from rose.sim.scoreboard import plain_prompt
+
+    config.set_override(store.primary.config, "agent", "simulated")
+    config.set_override(store.primary.config, "model", simulated_model(seed=5))
+    world = World.generate(5)
+    agent = Agent(world, seed=5)
+    task, session = next((t, s) for t in world.tasks if (s := agent.session(t, "")).steered)
+    path = project / ("session.jsonl" if host == "claude_code" else "rollout-x.jsonl")
+    path.write_text(getattr(host_files, host)(session, session_id="s-host", cwd=str(project)))
+    root = Store.open(project).primary.root
+    sessions.append(root, "s-host", "prompt", turn=1, prompt=plain_prompt(task), served=[])
+    end = {"session_id": "s-host", "transcript_path": str(path), "reason": "exit", "cwd": ""}
+    learning.session_end(_job(Store.open(project), end))
+    (episode,) = [json.loads(p.read_text()) for p in store.primary.episodes.glob("*.json")]
+    assert episode["outcome"] in ("success", "partial", "failure")
+    taught = [f for f in session.first.missing if not world.facts[f].known]
+    lessons = [p.read_text() for p in project.glob(".rose*/nodes/*/*.md")]
+    lessons += [p.read_text() for p in (project.parent / "home" / ".rose").glob("nodes/*/*.md")]
+    assert lessons and any(set(world.facts_in(text)) & set(taught) for text in lessons)

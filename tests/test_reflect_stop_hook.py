@@ -11,6 +11,7 @@ Stop from that continuation (`stop_hook_active`) blocks nothing; `background` qu
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,32 @@ def test_codex_sessions_are_counted_from_their_rollout(rose_store: Store, projec
     out = _stop(project, rollout, turn_id="turn-1", model="gpt-5-codex")
     assert out["decision"] == "block" and SID in out["reason"]
     assert _nudges(rose_store)[-1]["why"] == "2 failed tool calls"
+
+
+def test_the_backoff_holds_nudges_back_until_one_produces_something(
+    rose_store: Store, project: Path
+):
+    """After a reflection that produced nothing, the next waits twice the cooldown
+    (`nudge_backoff_after` 1); once one produced something, the plain cooldown again."""
+    _set(rose_store, mode="block", nudge_after_turns="1", nudge_cooldown_s="100",
+         nudge_backoff_after="1")  # fmt: skip
+    t = Transcript(project / "t.jsonl")
+    t.turn("a")
+    assert _stop(project, t.path)["decision"] == "block"
+    record = rose_store.primary.sessions / f"{SID}.json"
+
+    def last_nudge_ago(seconds: float) -> None:
+        rec = json.loads(record.read_text())
+        rec["reflect"]["last"] = time.time() - seconds
+        record.write_text(json.dumps(rec))
+
+    t.turn("b")
+    last_nudge_ago(150)  # past the cooldown, within twice it: the empty one holds it back
+    assert _stop(project, t.path) is None
+    sessions.append(rose_store.primary.root, SID, "minted", turn=1, id="n_0123456789ab")
+    t.turn("c")
+    last_nudge_ago(150)
+    assert _stop(project, t.path)["decision"] == "block"  # it produced: plain cooldown
+    t.turn("d")
+    last_nudge_ago(250)  # one empty again, but past twice the cooldown
+    assert _stop(project, t.path)["decision"] == "block"
