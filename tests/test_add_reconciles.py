@@ -43,7 +43,7 @@ def test_without_a_model_the_lesson_is_stored_and_a_job_queued(store: Store):
     assert "not reconciled yet (model backend 'claude' is unavailable" in line
     assert line.endswith("; a job reconciles it later")
     (node,) = [Store.open().get(r["id"]) for r in store.read("lessons_all")]
-    assert node.provisional == ["title", "gist", "reconcile"]
+    assert node.provisional == ["title", "gist", "scope", "reconcile"]
     (rec,) = _reconcile_jobs(store)
     assert (rec["state"], rec["pid"]) == ("queued", None)
 

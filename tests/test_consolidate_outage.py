@@ -2,10 +2,11 @@
 
 Locks in: when the scope call, the related walk or the reconcile call cannot be answered
 (unavailable, timed out, an answer that does not fit), the lesson is stored as it came,
-marked `reconcile` in `provisional` (title and gist still provisional), and the reconcile
-job is queued without starting a runner; `reconcile_pending` later reconciles it (here a
-duplicate: superseded, no longer pending, counted); the real job, run by the job runner
-against the simulated world, finds the contradiction it holds; and a job whose judge is
+marked `reconcile` in `provisional` (title and gist still provisional, and its scope when
+no one judged it), and the reconcile job is queued without starting a runner;
+`reconcile_pending` later reconciles it (here a duplicate: superseded, no longer pending,
+counted); the real job, run by the job runner against the simulated world, judges its
+scope (global: moved there) and finds the contradiction it holds; and a job whose judge is
 still down fails, leaving the lesson waiting.
 """
 
@@ -42,7 +43,7 @@ def test_an_unavailable_judge_keeps_the_lesson_marked_and_queues_the_job(store: 
     done = capture(store, j, Store.draft(BODY), source="user")
     assert done.relation == "unreconciled" and "no model here" in done.why
     node = Store.open().get(done.ids[0])
-    assert node.provisional == ["title", "gist", "reconcile"]
+    assert node.provisional == ["title", "gist", "scope", "reconcile"]
     assert (node.body, node.scope) == (BODY, "project")
     assert pending(store) == [node.id]
     (rec,) = _queued(store)
@@ -78,6 +79,7 @@ def test_the_lesson_is_reconciled_later(store: Store):
     kept = capture(store, j, Store.draft(BODY), source="session-end").ids[0]
     j, backend = judge(
         store,
+        scope=[{"scope": "project", "reason": "this repository's"}],
         related=[related(matches=("n_old00001",))],
         reconcile=[reconciled("duplicate", "n_old00001")],
     )
@@ -100,7 +102,11 @@ def test_the_reconcile_job_runs_and_finds_the_contradiction(store: Store):
     config.set_override(store.primary.config, "model", simulated_model(seed=4, size="small"))
     true, stale = conflict_pair(world)
     old = world.lesson([true])
-    store.save(lesson("n_true0001", old.body, title=old.title, gist=old.gist, family=old.family))
+    assert world.topics[world.facts[true].topic].scope == "global"
+    Store.init(scope="global").save(
+        lesson("n_true0001", old.body, title=old.title, gist=old.gist, family=old.family),
+        scope="global",
+    )
     j, _b = judge(store, scope=[BackendUnavailable("scripted", "down")])
     new = world.lesson([stale], verbose=True)
     kept = capture(store, j, Store.draft(new.body), source="user").ids[0]
@@ -110,6 +116,7 @@ def test_the_reconcile_job_runs_and_finds_the_contradiction(store: Store):
     fresh = Store.open()
     node = fresh.get(kept)
     assert (node.status, node.disputes, node.provisional) == ("disputed", ["n_true0001"], [])
+    assert node.scope == "global"  # the judge said so: moved out of the project store
     assert node.title == f"{world.facts[stale].topic.capitalize()} notes"  # reconcile wrote it
     assert fresh.get("n_true0001").disputes == [kept]
 

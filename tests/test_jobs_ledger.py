@@ -3,10 +3,10 @@ redacted log, and the session-end job run through it.
 
 Locks in that submitters racing with the same key make one job; that a done key suppresses
 a resubmission while its record is kept and a failed one does not; that a submission past
-`jobs.queue_max` is dropped with a logged reason, yet starts a runner for the jobs waiting; that a running job whose runner died is
-failed (or retried) by the next look at the ledger; that only old done jobs are pruned; that
-a private key split over lines never reaches the log; and that SessionEnd's job is a ledger
-job whose payload is gone once it is done.
+`jobs.queue_max` is dropped with a logged reason, yet starts a runner for the jobs waiting;
+that a running job whose runner died is failed (or retried) by the next look at the ledger;
+that only old done jobs are pruned; that a private key split over lines never reaches the
+log; and that SessionEnd's job is a ledger job whose payload is gone once it is done.
 """
 
 from __future__ import annotations

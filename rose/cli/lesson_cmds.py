@@ -58,7 +58,7 @@ def add(
     unavailable the lesson is stored as it is, and a job reconciles it later. A store is
     created where the lesson belongs if there is none yet.
     """
-    from rose.host.capture import capture, note_minted
+    from rose.host.capture import capture, note_minted, session_root
     from rose.store.facade import Store
 
     if scope not in (None, "project", "global"):
@@ -67,9 +67,10 @@ def add(
         raise typer.BadParameter("must be user or reflector", param_hint="--source")
     text = sys.stdin.read() if body == "-" else body
     lesson = Store.draft(text, title=title, family=family)
+    log = session_root(session) if session is not None else None  # refused before storing
     done = capture(None, None, lesson, source=source, scope=scope, reconcile=not no_reconcile)
-    if session:
-        note_minted(done, session, source=source)
+    if session is not None:
+        note_minted(done, session, source=source, root=log)
     later = _LATER.get(done.job, "") if done.relation == "unreconciled" else ""
     typer.echo(done.line() + later)
     why = done.store.too_big(done.lesson) if done.lesson is not None else ""

@@ -69,10 +69,13 @@ def render_text(dag: nx.DiGraph, *, verbose: bool = False, recent: bool = False)
         lines.append(f"{pad}L{a['level']} {n}  {a['title']}  ({a['tokens']} tok){mark}{when}")
         if verbose and a["gist"]:
             lines.append(f"{pad}    gist: {a['gist']}")
-        derived = ", ".join(f for f in a.get("provisional") or () if f != "reconcile")
+        marks = a.get("provisional") or ()
+        derived = ", ".join(f for f in marks if f in ("title", "gist"))
         if verbose and derived:
             lines.append(f"{pad}    provisional: {derived} (first sentence, not yet written)")
-        if verbose and "reconcile" in (a.get("provisional") or ()):
+        if verbose and "scope" in marks:
+            lines.append(f"{pad}    scope not judged yet: filed where it was added; a job asks")
+        if verbose and "reconcile" in marks:
             lines.append(f"{pad}    not reconciled yet: the model was unavailable; a job does it")
         for c in a["dropped"]:
             lines.append(f"{pad}    − dropped {c['kind']}: {c['claim']}  (held by {c['holder']})")

@@ -29,14 +29,23 @@ three judgements, then the code applies the answer:
 
 A judge that cannot answer (`OUTAGES`) never costs the lesson: it is stored as it came,
 in the scope asked for (else its own), with `"reconcile"` in `Node.provisional` (its
-title and gist stay provisional where they were derived), and `reconcile_job` reconciles
-every such lesson later. The caller queues that job (`rose.host.capture`; a stage may not
-reach into the job runner). Every lesson offered is logged as an `add` event with its
-`source`, and each later reconciliation as a `reconcile` event: `captured` counts them.
+title and gist stay provisional where they were derived, and `"scope"` is there too when
+no one chose or judged it), and `reconcile_job` reconciles every such lesson later. The
+caller queues that job (`rose.host.capture`; a stage may not reach into the job runner).
+A later reconcile asks `scope` first where it is provisional, and moves a lesson judged
+global out of the project store (`Store.move`, one journalled unit): filed locally, a
+global lesson would be lost to every other repository. One judged project but filed
+globally (there was no project store) stays: that error is only noise. Reconciles of one
+store run one at a time (`jobs/reconcile.lock`), and each re-reads a lesson before it
+reconciles it, so two jobs never reconcile the same lesson twice. Every lesson offered is
+logged as an `add` event with its `source`, and each later reconciliation as a
+`reconcile` event: `captured` counts them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -47,6 +56,7 @@ from rose.errors import (
     BackendTimeout,
     BackendUnavailable,
     GraphDamaged,
+    LessonNotFound,
     RoseError,
 )
 from rose.events import read_events
@@ -145,7 +155,9 @@ def consolidate(
         if scope is None:
             scope = _scope(judge, lesson, store, start)
     except OUTAGES as exc:
-        return _keep(store, lesson, scope or lesson.scope, source, start, why=_why(exc))
+        chosen = scope is not None  # else its scope is a default: judged later
+        why = _why(exc)
+        return _keep(store, lesson, scope or lesson.scope, source, start, why=why, scoped=chosen)
     landed, scope = _land.store_for(store, scope, start)
     if bare:
         from rose.judge.calls import for_store
@@ -169,36 +181,85 @@ def pending(store: Store) -> list[str]:
 
 
 def reconcile_pending(store: Store, *, judge: Any = None) -> list[Consolidated]:
-    """Reconcile every lesson stored unreconciled. A lesson whose answer does not fit is
-    left for the next run; a backend that cannot answer at all ends the run (raised)."""
-    ids = pending(store)
-    if not ids:
-        return []
-    if judge is None:
-        from rose.judge.calls import for_store
+    """Reconcile every lesson stored unreconciled, one run per store at a time (a second
+    waits, then finds them done). A lesson whose answer does not fit is left for the next
+    run; a backend that cannot answer at all ends the run (raised)."""
+    out: list[Consolidated] = []
+    with _one_at_a_time(store):
+        tried: set[str] = set()
+        while ids := [i for i in pending(store) if i not in tried]:  # stored meanwhile too
+            if judge is None:
+                from rose.judge.calls import for_store
 
-        judge = for_store(store)
-    out = []
-    for lesson_id in ids:
-        node = store.get(lesson_id)
-        try:
-            done = _reconcile(store, judge, node, stored=True, scope=node.scope)
-        except AnswerInvalid:
-            continue
-        data = {"id": node.id, "relation": done.relation, "target": done.target}
-        store.log("reconcile", {**data, "scope": node.scope})
-        out.append(done)
+                judge = for_store(store)
+            for lesson_id in ids:
+                tried.add(lesson_id)
+                done = _reconcile_stored(store, judge, lesson_id)
+                if done is not None:
+                    out.append(done)
     return out
+
+
+def _reconcile_stored(store: Store, judge: Any, lesson_id: str) -> Consolidated | None:
+    """Reconcile one stored lesson, read afresh: None when it no longer waits (another run
+    did it) or the judge's answer did not fit (it waits for the next run)."""
+    try:
+        node = store.get(lesson_id)
+    except LessonNotFound:
+        return None
+    if "reconcile" not in node.provisional:
+        return None
+    try:
+        here = store
+        if "scope" in node.provisional:
+            here = _rescoped(store, judge, node)
+        done = _reconcile(here, judge, node, stored=True, scope=node.scope)
+    except AnswerInvalid:
+        return None
+    data = {"id": node.id, "relation": done.relation, "target": done.target}
+    here.log("reconcile", {**data, "scope": node.scope})
+    return done
+
+
+def _rescoped(store: Store, judge: Any, node: Node) -> Store:
+    """Judge the scope of a lesson filed by default, moving it to the global store when it
+    belongs there; returns the store to reconcile it in (`node.scope` says where it is)."""
+    wanted = _scope(judge, node, store, None)
+    node.provisional = [p for p in node.provisional if p != "scope"]
+    if wanted != "global" or node.scope == "global":
+        return store  # a project lesson filed globally had no project store: it stays
+    landed, _ = _land.store_for(store, "global")
+    moved = landed.move(node, "global")
+    landed.log("move", {"id": moved.id, "from": "project", "to": "global"})
+    node.scope = moved.scope
+    return landed
+
+
+@contextmanager
+def _one_at_a_time(store: Store) -> Iterator[None]:
+    """Hold `jobs/reconcile.lock` of each of the store's folders (project, then global: one
+    order, so no two runs wait on each other) while reconciling."""
+    import fcntl
+    import os
+
+    with ExitStack() as stack:
+        for d in store.dirs:
+            d.jobs.mkdir(parents=True, exist_ok=True)
+            fd = os.open(d.jobs / "reconcile.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            stack.callback(os.close, fd)  # closing drops the lock, as its holder's death does
+            fcntl.flock(fd, fcntl.LOCK_EX)  # a run waits its turn; a job has a deadline
+        yield
 
 
 def reconcile_job(job: JobContext) -> None:
     """The `reconcile` job: reconcile every lesson stored while the judge was unavailable.
 
-    Fails (kept in `rose jobs` with the reason) while any is left, so the next lesson
-    stored queues it again."""
+    Fails (kept in `rose jobs` with the reason) while any is left, or when what is left
+    cannot be read, so the next lesson stored queues it again: a job done with lessons
+    still waiting would keep its key from running again for `jobs.keep_days`."""
     store = job.store()
     reconcile_pending(store)
-    left = pending(store)
+    left = [r["id"] for r in store.read("unreconciled")]  # raises when it cannot tell
     if left:
         raise RoseError(
             f"{len(left)} lesson(s) still not reconciled ({', '.join(left[:5])}): the judge's "
@@ -288,12 +349,22 @@ def _alone(lesson: Node) -> ReconcileAnswer:
 
 
 def _keep(
-    store: Store | None, lesson: Node, scope: str, source: str, start: Path | None, *, why: str
+    store: Store | None,
+    lesson: Node,
+    scope: str,
+    source: str,
+    start: Path | None,
+    *,
+    why: str,
+    scoped: bool = True,
 ) -> Consolidated:
-    """Store the lesson as it came; marked for `reconcile_job` when the judge failed (`why`)."""
+    """Store the lesson as it came; marked for `reconcile_job` when the judge failed (`why`),
+    its scope too when it was neither chosen nor judged (`scoped` False)."""
     landed, scope = _land.store_for(store, scope, start)
     if why:
         lesson.provisional = [*lesson.provisional, "reconcile"]
+        if not scoped:  # the validator keeps one order: scope before reconcile
+            lesson.provisional = [*lesson.provisional, "scope"]
     node = landed.keep(lesson, scope=scope)
     done = Consolidated(
         store=landed,

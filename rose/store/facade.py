@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -251,6 +252,8 @@ class Store:
     def get(self, lesson_id: str) -> Node:
         """The lesson with this id, or with the one id it is a unique prefix of (as the
         injected block shows it); an ambiguous prefix is an error naming the candidates."""
+        if not lesson_id.strip():  # the prefix of every id: not "ambiguous", just missing
+            raise RoseError("no lesson id given (it is empty); `rose tree` lists the ids")
         with self.graph() as g:
             if not g.q("lesson_ids", ids=[lesson_id]):
                 every = [r["id"] for r in g.q("lesson_id_list")]
@@ -279,13 +282,20 @@ class Store:
         return self.write([node], scope=scope)[0]
 
     def write(
-        self, nodes: list[Node], episodes: list[Episode] | None = None, *, scope: str | None = None
+        self,
+        nodes: list[Node],
+        episodes: list[Episode] | None = None,
+        *,
+        scope: str | None = None,
+        move: bool = False,
     ) -> list[Node]:
         """Write several lessons (and new episodes) as one unit: one lock, one sync.
 
         Links may point at other lessons of the same write (a new level and the lesson it
         compresses). The graph shows all of them or, if the write dies half way, the next
-        open finishes it from the journal first (`rose.store.journal`).
+        open finishes it from the journal first (`rose.store.journal`). An existing lesson
+        is written back to the scope it lives in, unless `move`: then to `scope`, its old
+        file removed in the same unit (`Store.move`).
         """
         import json
 
@@ -297,7 +307,7 @@ class Store:
             for node in nodes:
                 existing = g.q("lesson_get", ids=[node.id])
                 old_path = Path(existing[0]["lesson"]["path"]) if existing else None
-                if existing:
+                if existing and not (move and scope):
                     node.scope = existing[0]["lesson"]["scope"]
                 elif scope:
                     node.scope = scope  # type: ignore[assignment]
@@ -319,6 +329,12 @@ class Store:
         for node in out:
             self.log("write", {"id": node.id, "scope": node.scope, "level": node.level})
         return out
+
+    def move(self, node: Node, scope: str) -> Node:
+        """Write a lesson to the `scope` store and remove it from where it lived, as one
+        journalled unit: a move that dies half way is finished by the next open, never
+        leaving the lesson in neither store nor (once that open has run) in both."""
+        return self.write([node], scope=scope, move=True)[0]
 
     def _save_unindexed(self, node: Node, scope: str, exc: GraphDamaged) -> Node:
         """Write a new, unlinked lesson's file without the graph; the next open reads it in."""
@@ -399,19 +415,23 @@ class Store:
         Without a model the gist, and the title unless given, are the first sentence:
         marked provisional, for a later reconcile to write properly.
         """
-        from rose.models import first_sentence, slug
+        from rose.models import first_sentence
 
         text = body.strip()
         if not text:
             raise RoseError("a lesson needs a body; pass text, or `-` to read it from stdin")
         title = (title or "").strip()
-        first = text.splitlines()[0].strip().lstrip("#").strip()
+        # Text piped in is often markdown: a heading's `#`, a list item's `- ` or `1. ` and a
+        # quote's `>` mark its opening line, and name nothing.
+        lines = text.splitlines()
+        first = _MARKUP.sub("", lines[0]).strip()
+        opening = "\n".join([first, *lines[1:]])
         return Node(
             title=title or first_sentence(first, 80).rstrip(".").strip() or "Untitled lesson",
-            gist=first_sentence(text),
+            gist=first_sentence(opening) or first_sentence(text),
             provisional=["gist"] if title else ["title", "gist"],
             body=text,
-            family=slug(family) if family else "general",
+            family=_family(family) if family is not None else "general",
             origin="manual",
         )
 
@@ -553,6 +573,24 @@ class Store:
 
     def log(self, kind: str, data: dict | None = None) -> None:
         append_event(self.primary.events, kind, data)
+
+
+#: What marks a markdown line's opening: heading, quote, list item (`-`, `*`, `+`, `1.`).
+_MARKUP = re.compile(r"^\s*(?:#+\s*|(?:>+|[-*+]|\d+[.)])(?:\s+|$))+")
+
+
+def _family(family: str) -> str:
+    """The folder name `--family` spells (`slug`); refused when it spells none, rather than
+    filing the lesson under `general` unasked."""
+    from rose.models import slug
+
+    name = slug(family)
+    if name == "general" and slug(f"{family} x") == "x":  # nothing but the fallback
+        raise RoseError(
+            f"family {family!r} has no letter or digit to name a folder by; give one such "
+            "as `db-ports`, or leave the family out to file the lesson under `general`"
+        )
+    return name
 
 
 def read_view(path: Path) -> dict | None:
