@@ -29,10 +29,11 @@ RecallMode = Literal["fits", "judged", "degraded", ""]
 AttributionSource = Literal["rose used", "reflector", "assess", "background", "cite"]
 ClaimKind = Literal["parameter", "detail", "step", "example", "caveat", "principle", "other"]
 #: What of a lesson is not final yet: a routing field derived (first sentence) rather than
-#: written, or `reconcile`: stored while the judge was unavailable, not yet reconciled with
-#: what is known (a later job does it: `rose.loop.consolidate`).
-Provisional = Literal["title", "gist", "reconcile"]
-_PROVISIONAL_ORDER: tuple[str, ...] = ("title", "gist", "reconcile")
+#: written; `scope`: filed where it is by default, no one having judged or chosen its scope;
+#: or `reconcile`: stored while the judge was unavailable, not yet reconciled with what is
+#: known (a later job does both: `rose.loop.consolidate`).
+Provisional = Literal["title", "gist", "scope", "reconcile"]
+_PROVISIONAL_ORDER: tuple[str, ...] = ("title", "gist", "scope", "reconcile")
 
 #: Statuses recall may serve: disputed lessons stay servable, their question attached.
 SERVABLE: tuple[str, ...] = ("active", "disputed")
@@ -118,7 +119,8 @@ class Claim(_Model):
 
 def claim_id(owner: str, claim: str) -> str:
     """A dropped claim's id: its lesson and a hash of its text, so editing, adding or folding
-    back another claim never renumbers it and a record pointing at it stays right."""
+    back another claim never renumbers it and a record pointing at it stays right. A patch
+    (`Node.patches`) is named the same way, by the lesson carrying it."""
     import hashlib
 
     return f"{owner}#{hashlib.sha256(claim.strip().encode()).hexdigest()[:10]}"
@@ -134,7 +136,8 @@ class Stats(_Model):
     `attempts` counts episodes that used the lesson, `successes` and `failures` those of
     them that succeeded or failed; a lesson served but not used is scored neither.
     `expansions` counts dropped claims of this lesson that descent restored, `rescues`
-    the failures that detail held by this lesson rescued.
+    the failures that detail held by this lesson rescued plus the successful uses its
+    patches were served on; `patch_rescues` has those per patch (by `claim_id`).
     """
 
     attempts: int = Field(0, ge=0)
@@ -142,6 +145,7 @@ class Stats(_Model):
     failures: int = Field(0, ge=0)
     expansions: int = Field(0, ge=0)
     rescues: int = Field(0, ge=0)
+    patch_rescues: dict[str, int] = Field(default_factory=dict)
     last_used: datetime | None = None
 
     @property
@@ -173,6 +177,7 @@ class Node(_Model):
     provisional: list[Provisional] = Field(
         default_factory=list,
         description="title/gist derived from the first sentence, not written: to be replaced; "
+        "scope: filed by default, its scope not judged; "
         "reconcile: stored without being reconciled with what is known",
     )
     body: str = ""
@@ -246,7 +251,7 @@ class Span(_Model):
 
 
 class ClaimRef(_Model):
-    """A dropped claim (by `claim_id`) of a lesson, named in an episode."""
+    """A dropped claim or a patch (by `claim_id`) of a lesson, named in an episode."""
 
     lesson: str
     claim: str = Field(min_length=1)
@@ -262,6 +267,12 @@ class Episode(_Model):
     where a judge could tell; `recall` is how that prompt's lessons were chosen and
     `attributed_by` which sources spoke. Episodes written before these existed load
     with them empty.
+
+    `patch_rescues` are the patches (`Node.patches`, by `claim_id` of the lesson carrying
+    them) served in full with a lesson this successful unit used. They are kept apart from
+    `rescues` because they are not dropped claims: a patch has no `Claim` row, no holder
+    below it and no place in the delta manifest (descent never offers it: it is already
+    served), and it is credited on success, where a dropped claim's rescue turned a failure.
     """
 
     id: str = Field(default_factory=lambda: new_id("e"))
@@ -281,6 +292,7 @@ class Episode(_Model):
     load_bearing: list[Span] = Field(default_factory=list)
     expansions: list[ClaimRef] = Field(default_factory=list)
     rescues: list[ClaimRef] = Field(default_factory=list)
+    patch_rescues: list[ClaimRef] = Field(default_factory=list)
     accepted_summary: str = ""
     time: datetime = Field(default_factory=now)
 

@@ -29,6 +29,7 @@ LINKS = (
     "link_dropped",
     "link_held_by",
     "link_expanded",
+    "link_patch_rescued",
     "link_rescued",  # to claims: after they exist
 )
 
@@ -134,7 +135,7 @@ def _pending(
         named = {*n.derived_from, *n.parents, *n.disputes, *(c.holder for c in n.dropped)}
         lessons[n.id] = named
     for e in episodes:
-        lessons[e.id] = {*e.served, *e.used, *(x.lesson for x in e.expansions)}
+        lessons[e.id] = {*e.served, *e.used, *(x.lesson for x in [*e.expansions, *e.patch_rescues])}
         claims[e.id] = {x.claim for x in e.rescues}
     if have is None:
         want_l = sorted({i for v in lessons.values() for i in v})

@@ -42,6 +42,8 @@ def lesson_row(node: Node, path: str) -> dict:
         "preserve": list(node.preserve),
         "load_bearing": [],
         "patches": list(node.patches),
+        "patch_ids": [claim_id(node.id, p) for p in node.patches],
+        "patch_rescues": [],
         "attempts": 0,
         "successes": 0,
         "failures": 0,
@@ -100,6 +102,7 @@ def node_from_row(row: dict, claims: list[dict]) -> Node:
             failures=row["failures"],
             expansions=row["expansions"],
             rescues=row["rescues"],
+            patch_rescues={p: int(n) for p, n in _pairs(row["patch_rescues"])},
             last_used=row["last_used"] or None,
         ),
         created=row["created"],
@@ -126,6 +129,7 @@ def episode_row(ep: Episode, scope: str, path: str) -> dict:
         "load_bearing": [f"{s.lesson}{_SEP}{s.span}" for s in ep.load_bearing],
         "expanded": [f"{x.lesson}{_SEP}{x.claim}" for x in ep.expansions],
         "rescued": [f"{x.lesson}{_SEP}{x.claim}" for x in ep.rescues],
+        "patch_rescued": [f"{x.lesson}{_SEP}{x.claim}" for x in ep.patch_rescues],
         "time": _iso(ep.time),
         "path": path,
     }
@@ -168,17 +172,21 @@ def episode_from_row(row: dict) -> Episode:
         load_bearing=[Span(lesson=a, span=b) for a, b in _pairs(row["load_bearing"])],
         expansions=[ClaimRef(lesson=a, claim=b) for a, b in _pairs(row["expanded"])],
         rescues=[ClaimRef(lesson=a, claim=b) for a, b in _pairs(row["rescued"])],
+        patch_rescues=[ClaimRef(lesson=a, claim=b) for a, b in _pairs(row["patch_rescued"])],
         time=row["time"],
     )
 
 
 def episode_refs(row_or_ep: dict | Episode) -> tuple[set[str], set[str]]:
-    """The lessons and the dropped claims an episode (a model or an `Episode` row) names."""
+    """The lessons and the dropped claims an episode (a model or an `Episode` row) names
+    (a patch names only the lesson carrying it: it is no claim)."""
     if isinstance(row_or_ep, Episode):
         ep = row_or_ep
         pairs = [(x.lesson, x.claim) for x in [*ep.expansions, *ep.rescues]]
         lessons = {*ep.served, *ep.used, *(s.lesson for s in ep.load_bearing)}
+        lessons |= {x.lesson for x in ep.patch_rescues}
     else:
         pairs = _pairs(row_or_ep["expanded"]) + _pairs(row_or_ep["rescued"])
         lessons = {*(row_or_ep["served_ids"] or []), *(row_or_ep["used_ids"] or [])}
+        lessons |= {a for a, _ in _pairs(row_or_ep["patch_rescued"])}
     return lessons | {a for a, _ in pairs}, {b for _, b in pairs}

@@ -32,7 +32,7 @@ from rose.store.nodefile import read_episode, read_node
 from rose.store.scan import FileState
 
 # What was observed, folded from episodes into lessons and claims: after every link.
-_FOLDS = ("fold_use", "fold_expansions", "fold_rescues", "fold_claim_rescues")
+_FOLDS = ("fold_use", "fold_expansions", "fold_rescues", "fold_claim_rescues", "fold_patch_rescues")
 
 
 class SchemaOutdated(Exception):

@@ -310,6 +310,10 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         # A unit of work begins: the session log keeps what it had in context, for its episode.
         in_context = [i["id"] for i in (*result.full, *result.refreshed, *result.fresh)]
         unit = {"turn": rec["turn"], "prompt": prompt[:PROMPT_CHARS], "served": in_context}
+        # The patches each lesson served in full carried (a refresher shows none of them).
+        patched = {i["id"]: i["patch_ids"] for i in result.full if i.get("patch_ids")}
+        if patched:
+            unit["patched"] = patched
         # How recall chose (for precision by mode): all fit, the model chose, or it fell back.
         fell_back = any(part.startswith("degraded:") for part in note.split(" · "))
         mode = "fits" if view.get("fits") else "degraded" if fell_back else "judged"

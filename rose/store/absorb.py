@@ -12,6 +12,11 @@ judges of the digest (``assess``, a ``background`` reflection) fill in the rest;
 the agent cited counts as used unless the reflector said it was not. Within one rank a
 lesson said to be unused once is unused. A lesson served and named by nobody was not
 used: strict by default.
+
+A refinement's patch counts as a rescue of the lesson carrying it only when the prompt hook
+logged it served (in the lesson's full block: `patched`) on a unit that succeeded and used
+that lesson; served on work that failed or is unknown, or with a lesson not used, it
+counts nothing.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ class Unit:
     time: str = ""
     recall: RecallMode = ""
     served: list[str] = field(default_factory=list)
+    patched: dict[str, list[str]] = field(default_factory=dict)  # lesson -> patches served
     # lesson -> used?, as the in-session reflector said, and as the digest's judges judged
     reflected: dict[str, bool] = field(default_factory=dict)
     assessed: dict[str, bool] = field(default_factory=dict)
@@ -100,6 +106,7 @@ def units(entries: list[dict], *, final: bool, resolve: Resolve | None = None) -
             u.prompt, u.time = str(e.get("prompt", "")), str(e.get("time", ""))
             u.recall = RECALL_MODES.get(str(e.get("recall", "")), u.recall)
             _extend(u.served, e.get("served"), full)
+            _patched(u, e.get("patched"), full)
             continue
         turn = int(e.get("turn") or current)
         if turn not in found:
@@ -144,6 +151,15 @@ def _said(u: Unit, e: dict, full: Resolve) -> None:
         u.spoke.add(cast(AttributionSource, source))
 
 
+def _patched(u: Unit, patched: object, full: Resolve) -> None:
+    """Add the patches a `prompt` entry says each lesson's full block carried."""
+    for lesson, ids in (patched if isinstance(patched, dict) else {}).items():
+        if not valid_id(lesson) or not isinstance(ids, list):
+            continue
+        into = u.patched.setdefault(full(lesson), [])
+        into += [p for p in dict.fromkeys(ids) if isinstance(p, str) and p and p not in into]
+
+
 def _extend(into: list[str], ids: object, full: Resolve) -> None:
     """Add the valid ids among `ids` (a log line is scratch: anything may be in it)."""
     for i in ids if isinstance(ids, list) else []:
@@ -173,6 +189,7 @@ def resolver(every: Callable[[], list[str]]) -> Resolve:
 def episode(session_id: str, u: Unit) -> Episode:
     """The episode unit `u` of the session makes."""
     used, unused = u.attribution()
+    credited = [i for i in used if i in u.patched] if u.outcome == "success" else []
     return Episode(
         id=episode_id(session_id, u.turn),
         session=session_id,
@@ -189,6 +206,7 @@ def episode(session_id: str, u: Unit) -> Episode:
         load_bearing=u.spans,
         expansions=u.expansions,
         rescues=u.rescues,
+        patch_rescues=[ClaimRef(lesson=i, claim=p) for i in credited for p in u.patched[i]],
         accepted_summary=u.summary,
         **({"time": u.time} if u.time else {}),
     )

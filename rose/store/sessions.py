@@ -9,8 +9,9 @@ the session was served when it is absorbed into episodes.
 Entries (``t`` says which):
 
 - ``prompt``: a unit of work begins: ``turn``, ``prompt``, ``served`` (what the agent
-  had in context for it: injected in full, refreshed, or still fresh from before) and
-  ``recall`` (how recall chose: ``fits``, ``judged`` or ``degraded``);
+  had in context for it: injected in full, refreshed, or still fresh from before),
+  ``recall`` (how recall chose: ``fits``, ``judged`` or ``degraded``) and ``patched``
+  (lesson id -> the ids of the patches its full block carried; absent when none did);
 - ``used``: attribution for a turn: ``used`` and ``unused`` lesson ids, ``source`` (one of
   `SOURCES`; none written means ``rose used``), and from ``assess`` the ``causes`` of the
   unused ones, or the ``error`` (or why it ``skipped``) when it did not judge: then it

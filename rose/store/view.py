@@ -15,11 +15,11 @@ from typing import Any
 from rose import tokens
 from rose.atomic import write_json
 from rose.graph.engine import Graph
-from rose.models import shown_title
+from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
 from rose.store import scan, shortid
 
-FORMAT = 6  # 6: short ids (5: total_tokens is the joined block's exact count)
+FORMAT = 7  # 7: patch ids (6: short ids; 5: total_tokens is the joined block's exact count)
 
 
 @cache
@@ -70,6 +70,7 @@ def item(row: dict, shown: str | None = None) -> dict:
     """A lesson as recall serves it: its fields, both injected forms and their token counts.
 
     `id` stays the full id (the session log records it); `shown` is what the block shows.
+    `patch_ids` name the patches its full form carries, for the log to say they were served.
     """
     shown = shown or shortid.shortest([row["id"]])[row["id"]]
     full, refresher = fragments(row, shown)
@@ -83,6 +84,7 @@ def item(row: dict, shown: str | None = None) -> dict:
         "family": row["family"],
         "full": full,
         "refresher": refresher,
+        "patch_ids": [claim_id(row["id"], p) for p in row["patches"] or []],
         "full_tokens": tokens.count(full),
         "refresher_tokens": tokens.count(refresher),
         "successes": row["successes"],
