@@ -129,14 +129,16 @@ def _report_failure(event: str, exc: BaseException, roots: list[tuple[str, str]]
 # -- handlers ---------------------------------------------------------------------------------
 
 
-def _session_id(payload: dict) -> str:
+def session_id(payload: dict) -> str:
+    """The session a payload is about (`session_id`, or `sessionId` in some payloads);
+    `default` when absent."""
     return str(payload.get("session_id") or payload.get("sessionId") or "default")
 
 
 def _with_session(roots, payload, change) -> None:
     if not roots:
         return
-    sid = _session_id(payload)
+    sid = session_id(payload)
     path = session_path(roots[0][0], sid)
     rec = load_session(path, sid)
     change(rec)
@@ -151,14 +153,14 @@ def _session_start(payload: dict, roots) -> None:
 
     _with_session(roots, payload, reset)
     if roots and payload.get("source") in ("clear", "compact"):
-        sessions.append(roots[0][0], _session_id(payload), "compact", source=payload["source"])
+        sessions.append(roots[0][0], session_id(payload), "compact", source=payload["source"])
 
 
 def _pre_compact(payload: dict, roots) -> None:
     """Forget what is fresh in context; the session log keeps everything that was served."""
     _with_session(roots, payload, lambda rec: rec.__setitem__("served", {}))
     if roots:
-        sessions.append(roots[0][0], _session_id(payload), "compact", source="pre-compact")
+        sessions.append(roots[0][0], session_id(payload), "compact", source="pre-compact")
 
 
 def _stop(payload: dict, roots) -> dict | None:
@@ -177,7 +179,7 @@ def _stop(payload: dict, roots) -> dict | None:
             ready.append(complete)
 
     _with_session(roots, payload, count)
-    sid = _session_id(payload)
+    sid = session_id(payload)
     from rose.host.jobs import submit  # settings and the job runner: off the prompt path
     from rose.host.nudge import on_stop
     from rose.store.layout import StoreDir
@@ -209,7 +211,7 @@ def _session_end(payload: dict, roots) -> None:
         home = StoreDir(global_root(), "global")
         home.create()
         roots = [(str(home.root), "global")]
-    sid = _session_id(payload)
+    sid = session_id(payload)
     turns = load_session(session_path(roots[0][0], sid), sid).get("turn", 0)
     submit(StoreDir(Path(roots[0][0]), roots[0][1]), "session-end", payload, key=f"{sid}:{turns}")
 
@@ -253,7 +255,7 @@ def _env_int(name: str) -> int | None:
     return int(number) if number.is_integer() else None
 
 
-def _host(payload: dict) -> str:
+def host_of(payload: dict) -> str:
     """Which host sent the payload, for the size of answer it passes on whole.
 
     Codex sends `turn_id` (and `model`) with every prompt (codex-rs/hooks, the
@@ -297,11 +299,11 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     kept = notices.take([r for r, _ in roots])  # what a detached job did since: said once
     if kept:
         note = " · ".join([*kept, note] if note else kept)
-    sid = _session_id(payload)
+    sid = session_id(payload)
     path = session_path(roots[0][0], sid)
     rec = load_session(path, sid)
     rec["turn"] = int(rec.get("turn", 0)) + 1
-    result = pack(view, chosen, rec, turn=rec["turn"], host=_host(payload))
+    result = pack(view, chosen, rec, turn=rec["turn"], host=host_of(payload))
     result.note = note
 
     def record() -> None:

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rose.host.hooks import host_of, session_id
 from rose.loop import occasion
 from rose.store import sessions
 
@@ -41,11 +42,6 @@ def settings(roots: list[tuple[str, str]]) -> Config:
     from rose import config
 
     return config.load([Path(r) / "config.yaml" for r, _ in reversed(roots)])
-
-
-def host_of(payload: dict) -> str:
-    """`codex` or `claude`: Codex's payloads carry a `turn_id`, Claude Code's do not."""
-    return "codex" if "turn_id" in payload else "claude"
 
 
 def effective_mode(mode: str, host: str) -> str:
@@ -75,7 +71,7 @@ def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | No
             tools, failed, state["offset"] = act.tool_calls, act.failed_tool_calls, act.offset
     state = occasion.tally(state, tool_calls=tools, failed=failed)
     root, scope = roots[0]
-    sid = str(payload.get("session_id") or payload.get("sessionId") or "default")
+    sid = session_id(payload)
     limits = occasion.Settings(
         tool_calls=cfg.nudge_after_tool_calls,
         turns=cfg.nudge_after_turns,
@@ -89,7 +85,7 @@ def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | No
     if why is None:
         rec["reflect"] = state
         return None
-    host = host_of(payload)
+    host = host_of(payload) or "claude"  # a shape neither names: as Claude Code
     mode = effective_mode(cfg.mode, host)
     start = int(state.get("from", 0))
     end = int(state.get("offset", 0))

@@ -50,15 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rose.errors import (
-    AnswerInvalid,
-    BackendFailed,
-    BackendTimeout,
-    BackendUnavailable,
-    GraphDamaged,
-    LessonNotFound,
-    RoseError,
-)
+from rose.errors import MODEL_FAILURES, AnswerInvalid, GraphDamaged, LessonNotFound, RoseError
 from rose.events import read_events
 from rose.judge.models import Lesson, ReconcileAnswer
 from rose.loop import _land, _related, _relations
@@ -73,7 +65,7 @@ Source = Literal["reflector", "session-end", "user"]
 SOURCES: tuple[str, ...] = ("reflector", "session-end", "user")
 RELATIONS: tuple[str, ...] = ("duplicate", "refines", "contradicts", "specialises", "orthogonal")
 #: The judge could not answer: the lesson is kept unreconciled, for `reconcile_job`.
-OUTAGES = (BackendUnavailable, BackendFailed, BackendTimeout, AnswerInvalid, GraphDamaged)
+OUTAGES = (*MODEL_FAILURES, GraphDamaged)
 
 
 @dataclass
