@@ -22,9 +22,12 @@ knows how many in a row produced nothing (`rose.loop.occasion.empty_streak`).
 
 from __future__ import annotations
 
+import hashlib
+import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from rose.host.hooks import host_of, session_id
 from rose.loop import occasion
@@ -44,6 +47,33 @@ def settings(roots: list[tuple[str, str]]) -> Config:
     return config.load([Path(r) / "config.yaml" for r, _ in reversed(roots)])
 
 
+def _stamp(roots: list[tuple[str, str]]) -> str:
+    """What the `reflect` settings depend on: the config files as they are on disk, and the
+    environment's ROSE_* variables (hashed: the session record is no place for their values)."""
+    parts = []
+    for root, _ in roots:
+        try:
+            st = os.stat(os.path.join(root, "config.yaml"))
+            parts.append(f"{root}:{st.st_mtime_ns}:{st.st_size}")
+        except OSError:
+            parts.append(f"{root}:-")
+    parts += sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("ROSE_"))
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def kept_settings(roots: list[tuple[str, str]], rec: dict) -> Any:
+    """The settings a Stop reads (`.reflect`), from the session record while nothing they
+    depend on changed: every Stop needs them, and loading them costs ~100 ms of imports."""
+    stamp = _stamp(roots)
+    kept = rec.get("reflect_settings")
+    values = kept.get("values") if isinstance(kept, dict) and kept.get("stamp") == stamp else None
+    if isinstance(values, dict):
+        return SimpleNamespace(reflect=SimpleNamespace(**values))
+    cfg = settings(roots)
+    rec["reflect_settings"] = {"stamp": stamp, "values": cfg.reflect.model_dump()}
+    return cfg
+
+
 def effective_mode(mode: str, host: str) -> str:
     return FALLBACK.get((mode, host), mode)
 
@@ -53,7 +83,7 @@ def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | No
     start a reflection if one is due; returns the hook's answer for ``block``, else None."""
     if payload.get("stop_hook_active"):
         return None  # the agent is finishing a reflection we asked for: never loop
-    cfg = settings(roots).reflect
+    cfg = kept_settings(roots, rec).reflect
     if cfg.mode == "off":
         return None
     transcript = str(payload.get("transcript_path") or rec.get("transcript_path") or "")
