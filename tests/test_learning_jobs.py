@@ -209,3 +209,35 @@ def test_a_corrected_session_is_judged_and_taught_from_either_hosts_transcript(
     lessons = [p.read_text() for p in project.glob(".rose*/nodes/*/*.md")]
     lessons += [p.read_text() for p in (project.parent / "home" / ".rose").glob("nodes/*/*.md")]
     assert lessons and any(set(world.facts_in(text)) & set(taught) for text in lessons)
+
+
+def test_a_lesson_that_cannot_be_stored_keeps_the_verdicts_and_fails_the_job(
+    setup, monkeypatch: pytest.MonkeyPatch
+):
+    """A store locked past its deadline while a reflection stores its lesson: what the
+    reflection said is in the session's log all the same, and the job fails, visibly."""
+    from rose.errors import StoreLocked
+    from rose.host import capture
+    from rose.loop import reflect as reflection
+    from rose.models import Node
+
+    store, lesson, transcript = setup
+
+    def locked(*_a, **_k):
+        raise StoreLocked(store.graph_path, "pid 1", 30.0, "held")
+
+    def found(*_a, **_k):
+        out = reflection.Reflection(used=[lesson.id])
+        return object(), out
+
+    monkeypatch.setattr(capture, "capture", locked)
+    monkeypatch.setattr(reflection, "reflect", found)
+    monkeypatch.setattr(reflection, "minted_node", lambda *_a, **_k: Node(title="t", body="b"))
+    payload = {"session": SID, "transcript": str(transcript), "start": 0, "turn": 1}
+    with pytest.raises(StoreLocked):
+        learning.reflect(_job(store, payload))
+    entries = sessions.read(store.primary.root, SID)
+    (said,) = [e for e in entries if e["t"] == "used"]
+    assert said["used"] == [lesson.id] and said["source"] == "background"
+    (done,) = [e for e in entries if e["t"] == "reflected"]
+    assert "could not be stored" in done["error"]
