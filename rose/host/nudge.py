@@ -36,6 +36,20 @@ from rose.store import sessions
 if TYPE_CHECKING:
     from rose.config import Config
 
+#: The `reflect` settings a kept copy must hold (every field of `rose.config.Reflect`;
+#: tests/test_nudge_settings_kept.py checks): a copy lacking one is loaded afresh.
+KEPT = (
+    "mode",
+    "nudge_after_tool_calls",
+    "nudge_after_turns",
+    "min_surprises",
+    "nudge_cooldown_s",
+    "nudge_backoff_after",
+    "digest_tokens",
+)
+#: The counts a Stop keeps between turns (`rec["reflect"]`), each a whole number.
+COUNTS = ("offset", "from", "tools", "failed", "turns")
+
 #: The host each mode runs as when the host cannot do it (Codex has no session fork).
 FALLBACK = {("fork", "codex"): "background"}
 
@@ -67,11 +81,29 @@ def kept_settings(roots: list[tuple[str, str]], rec: dict) -> Any:
     stamp = _stamp(roots)
     kept = rec.get("reflect_settings")
     values = kept.get("values") if isinstance(kept, dict) and kept.get("stamp") == stamp else None
-    if isinstance(values, dict):
+    # Kept by an older ROSE with fewer settings, or hand-edited: load them afresh.
+    if isinstance(values, dict) and set(values) >= set(KEPT):
         return SimpleNamespace(reflect=SimpleNamespace(**values))
     cfg = settings(roots)
     rec["reflect_settings"] = {"stamp": stamp, "values": cfg.reflect.model_dump()}
     return cfg
+
+
+def _counts(kept: object) -> dict:
+    """The counts kept since the last reflection; anything unreadable starts them afresh
+    (a hand-edited or torn record must not fail every later Stop)."""
+    if not isinstance(kept, dict):
+        return {}
+    out: dict = {}
+    for key in COUNTS:
+        value = kept.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return {}
+        out[key] = value
+    last = kept.get("last")
+    if isinstance(last, (int, float)) and not isinstance(last, bool):
+        out["last"] = float(last)
+    return out
 
 
 def effective_mode(mode: str, host: str) -> str:
@@ -87,7 +119,7 @@ def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | No
     if cfg.mode == "off":
         return None
     transcript = str(payload.get("transcript_path") or rec.get("transcript_path") or "")
-    state = dict(rec.get("reflect") or {})
+    state = _counts(rec.get("reflect"))
     tools = failed = 0
     if transcript:
         from rose.errors import RoseError
