@@ -241,3 +241,15 @@ def test_a_lesson_that_cannot_be_stored_keeps_the_verdicts_and_fails_the_job(
     assert said["used"] == [lesson.id] and said["source"] == "background"
     (done,) = [e for e in entries if e["t"] == "reflected"]
     assert "could not be stored" in done["error"]
+
+
+def test_a_reflection_that_fails_never_keeps_the_episodes_out(setup):
+    """Junk in the session's scratch log makes the closing reflection fail: the units are
+    absorbed all the same, and the job fails (so it is retried, and shown)."""
+    store, _lesson, transcript = setup
+    sessions.append(store.primary.root, SID, "nudge", mode="block", why="x", start=0, end="?")
+    end = {"session_id": SID, "transcript_path": str(transcript), "reason": "exit"}
+    with pytest.raises(ValueError):
+        learning.session_end(_job(store, end))
+    assert len(list(store.primary.episodes.glob("*.json"))) == 2
+    assert read_events(store.primary.events, kind="reflect-failed")

@@ -300,9 +300,14 @@ def session_end(job: JobContext) -> None:
     rec = load_session(session_path(root, sid), sid)
     transcript = str(p.get("transcript_path") or rec.get("transcript_path") or "")
     cwd = str(p.get("cwd") or "")
+    failed: Exception | None = None
     with _one_at_a_time(store, sid):
         assess_units(store, sid, transcript, final=True)
-        _closing_reflection(store, sid, transcript, cwd)  # its verdicts reach the last episode
+        try:
+            _closing_reflection(store, sid, transcript, cwd)  # its verdicts reach the episode
+        except Exception as exc:  # a reflection that fails must not keep the episodes out
+            failed = exc
+            store.log("reflect-failed", {"session": sid, "error": f"{type(exc).__name__}: {exc}"})
         written = store.absorb(sid, final=True)  # before pruning: nothing left unabsorbed
     data: dict[str, Any] = {
         "session": sid,
@@ -312,6 +317,8 @@ def session_end(job: JobContext) -> None:
     }
     append_event(job.store_dir.events, "session-end", data)
     prune_sessions(job.store_dir.sessions, keep=lambda name: bool(store.absorb(name, final=True)))
+    if failed is not None:
+        raise failed  # the job is failed (and retried once): its log says why
 
 
 def _closing_reflection(store: Store, sid: str, transcript: str, cwd: str) -> None:
