@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -27,6 +26,7 @@ from rose.graph.rows import episode_from_row, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Episode, Node, now
 from rose.store import journal, shortid
+from rose.store.draft import draft
 from rose.store.layout import StoreDir, find_project_root, global_root
 from rose.store.nodefile import dump_episode, dump_node
 
@@ -408,32 +408,7 @@ class Store:
         self.log("add", {"id": node.id, "scope": node.scope, **({"too_big": why} if why else {})})
         return node
 
-    @staticmethod
-    def draft(body: str, *, title: str | None = None, family: str | None = None) -> Node:
-        """A lesson as taught: level 0, origin manual, verbatim body; not written.
-
-        Without a model the gist, and the title unless given, are the first sentence:
-        marked provisional, for a later reconcile to write properly.
-        """
-        from rose.models import first_sentence
-
-        text = body.strip()
-        if not text:
-            raise RoseError("a lesson needs a body; pass text, or `-` to read it from stdin")
-        title = (title or "").strip()
-        # Text piped in is often markdown: a heading's `#`, a list item's `- ` or `1. ` and a
-        # quote's `>` mark its opening line, and name nothing.
-        lines = text.splitlines()
-        first = _MARKUP.sub("", lines[0]).strip()
-        opening = "\n".join([first, *lines[1:]])
-        return Node(
-            title=title or first_sentence(first, 80).rstrip(".").strip() or "Untitled lesson",
-            gist=first_sentence(opening) or first_sentence(text),
-            provisional=["gist"] if title else ["title", "gist"],
-            body=text,
-            family=_family(family) if family is not None else "general",
-            origin="manual",
-        )
+    draft = staticmethod(draft)  # what a taught text becomes: `rose.store.draft`
 
     def keep(self, node: Node, *, scope: str) -> Node:
         """Write a new lesson to `scope`; when the index cannot be rebuilt, its file still is
@@ -576,23 +551,6 @@ class Store:
 
 
 #: What marks a markdown line's opening: heading, quote, list item (`-`, `*`, `+`, `1.`).
-_MARKUP = re.compile(r"^\s*(?:#+\s*|(?:>+|[-*+]|\d+[.)])(?:\s+|$))+")
-
-
-def _family(family: str) -> str:
-    """The folder name `--family` spells (`slug`); refused when it spells none, rather than
-    filing the lesson under `general` unasked."""
-    from rose.models import slug
-
-    name = slug(family)
-    if name == "general" and slug(f"{family} x") == "x":  # nothing but the fallback
-        raise RoseError(
-            f"family {family!r} has no letter or digit to name a folder by; give one such "
-            "as `db-ports`, or leave the family out to file the lesson under `general`"
-        )
-    return name
-
-
 def read_view(path: Path) -> dict | None:
     import json
 
