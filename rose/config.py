@@ -52,7 +52,6 @@ class Recall(_Section):
     strategy: Literal["delta-patch", "delta-jump", "stepwise"] = Field(
         "delta-patch",
         description="How descent restores detail when a compressed lesson fails.",
-        json_schema_extra=NOT_BUILT,
     )
 
 
@@ -91,6 +90,18 @@ class Compress(_Section):
         description="Regression episodes replayed per compression.",
         json_schema_extra=NOT_BUILT,
     )
+
+
+class Descend(_Section):
+    """Descent's score of a claim: w_judge * usefulness + w_prior * prior - w_cost * cost."""
+
+    w_judge: float = Field(
+        0.60, ge=0, description="Weight of the model's judgement that a claim explains a failure."
+    )
+    w_prior: float = Field(
+        0.28, ge=0, description="Weight of how often the claim rescued this lesson before."
+    )
+    w_cost: float = Field(0.12, ge=0, description="Weight of the claim's (normalised) token cost.")
 
 
 class Routing(_Section):
@@ -161,6 +172,7 @@ class Config(_Section):
     recall: Recall = Field(default_factory=Recall)
     graph: Graph = Field(default_factory=Graph)
     compress: Compress = Field(default_factory=Compress)
+    descend: Descend = Field(default_factory=Descend)
     routing: Routing = Field(default_factory=Routing)
     reflect: Reflect = Field(default_factory=Reflect)
     jobs: Jobs = Field(default_factory=Jobs)

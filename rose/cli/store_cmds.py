@@ -29,8 +29,8 @@ def init(
 
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Families, lesson and episode counts, precision (served lessons used, by recall mode
-    and scope), levels, apexes, store health, detached jobs, and the model calls, tokens
-    and cost of the last 24 hours."""
+    and scope), levels, apexes, knowledge gaps, store health, detached jobs, and the model
+    calls, tokens and cost of the last 24 hours."""
     from rose.inspect.status import status as get_status
     from rose.store.facade import Store
 
@@ -66,6 +66,10 @@ def _format(s: dict) -> str:
             rate = "untried" if a["success_rate"] is None else f"{a['success_rate']:.0%} success"
             facts = f"{a['tokens']} tok, {rate}, {a['scope']}"
             lines.append(f"  L{a['level']} {a['id']}  {a['title']}  ({facts})")
+    gaps = s.get("knowledge_gaps") or []
+    if gaps:
+        lines.append(f"gaps       {len(gaps)} knowledge gap(s): level-0 lessons that failed")
+        lines += [f"  {g['lesson']}  {g['title']}" for g in gaps]
     probs = s["health"]["problems"]
     lines.append("health     ok" if not probs else f"health     {len(probs)} problem(s)")
     lines += [f"  {p['path']}: {p['reason']}" for p in probs]

@@ -119,7 +119,10 @@ def _nodes(store: Store, ids: Sequence[str]) -> list[Node]:
 
 
 def assess_units(store: Store, session_id: str, transcript: str, *, final: bool) -> int:
-    """Judge each complete unit of the session that has no episode yet; returns how many."""
+    """Judge each complete unit of the session that has no episode yet; returns how many.
+
+    A unit judged a failure (or partial) descends from the compressed lessons it was served
+    and notes a knowledge gap for a level-0 lesson it used (`rose.loop.descend`)."""
     from rose.host.digest import build
     from rose.judge.calls import for_store
     from rose.loop import attribute
@@ -146,11 +149,33 @@ def assess_units(store: Store, session_id: str, transcript: str, *, final: bool)
         d = build(steps.get(u.turn, ()), host=t.host, version=t.version, budget_tokens=budget)
         if d.cited:
             sessions.append(root, session_id, "cite", turn=u.turn, ids=d.cited)
-        verdict = attribute.assess_unit(
-            judge, prompt=u.prompt, digest=d.text, served=_nodes(store, u.served)
-        )
+        served = _nodes(store, u.served)
+        verdict = attribute.assess_unit(judge, prompt=u.prompt, digest=d.text, served=served)
         attribute.record(root, session_id, u.turn, verdict)
+        if verdict.outcome in ("failure", "partial"):
+            used = [*verdict.used, *(i for i, said in u.reflected.items() if said)]
+            _descend(store, judge, session_id, u, d.text, served, used)
     return len(todo)
+
+
+def _descend(
+    store: Store, judge: Any, sid: str, u: absorbing.Unit, failure: str,
+    served: list[Node], used: list[str],
+) -> None:  # fmt: skip
+    """Descent after a failed unit (`rose.loop.descend.after_failure`), before its episode is
+    written so the episode carries the expansion; a store it cannot write is logged, and the
+    unit is absorbed all the same."""
+    from rose.errors import RoseError
+    from rose.loop import descend
+
+    try:
+        descend.after_failure(
+            store, judge, session_id=sid, turn=u.turn, prompt=u.prompt,
+            failure=failure, served=served, used=used,
+        )  # fmt: skip
+    except RoseError as exc:
+        why = {"session": sid, "turn": u.turn, "error": str(exc)[:300]}
+        store.log("descend-failed", why)
 
 
 def absorb(job: JobContext) -> None:

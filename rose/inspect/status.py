@@ -1,5 +1,5 @@
-"""What `rose status` reports: counts, precision, levels, apexes, store health, jobs and
-model spend."""
+"""What `rose status` reports: counts, precision, levels, apexes, knowledge gaps, store
+health, jobs and model spend."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from rose.graph.engine import version
 from rose.host.jobs import summary as jobs_summary
 from rose.inspect.precision import precision
 from rose.loop.consolidate import captured
+from rose.loop.descend import knowledge_gaps
 from rose.models import SERVABLE, Stats
 from rose.store.facade import Store
 
@@ -65,6 +66,7 @@ def status(store: Store) -> dict[str, Any]:
         ],
         "conflicts": len(conflicts),
         "captured": captured(store.primary.events, unreconciled=unreconciled),
+        "knowledge_gaps": knowledge_gaps(store.primary.events),
         "health": {"ok": not problems, "problems": problems},
         "config": {
             "ok": not store.config.problems,
