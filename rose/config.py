@@ -68,27 +68,22 @@ class Graph(_Section):
 
 
 class Compress(_Section):
-    max_level: int = Field(
-        6, ge=1, description="No compression above this level.", json_schema_extra=NOT_BUILT
-    )
+    max_level: int = Field(6, ge=1, description="No compression above this level.")
     min_successes: int = Field(
-        2,
-        ge=1,
-        description="Used-and-succeeded recalls a lesson needs before compressing.",
-        json_schema_extra=NOT_BUILT,
+        2, ge=1, description="Used-and-succeeded recalls a lesson needs before compressing."
     )
     ratio: float = Field(
-        0.75,
-        gt=0,
-        le=1,
-        description="A compression must be at most this share of the tokens.",
-        json_schema_extra=NOT_BUILT,
+        0.75, gt=0, le=1, description="A compression must be at most this share of the tokens."
     )
-    sample: int = Field(
-        5,
-        ge=1,
-        description="Regression episodes replayed per compression.",
-        json_schema_extra=NOT_BUILT,
+    sample: int = Field(5, ge=1, description="Regression episodes replayed per compression.")
+    held_out: float = Field(
+        0.25,
+        ge=0,
+        lt=1,
+        description=(
+            "Share of a lesson's episodes (at least one, from three episodes on) never shown"
+            " to validation, checked after a compression is accepted."
+        ),
     )
 
 

@@ -60,6 +60,7 @@ def _format(s: dict) -> str:
     if s["conflicts"]:
         lines.append(f"conflicts  {s['conflicts']} unresolved (`rose conflicts` lists them)")
     lines += _captured_lines(s["captured"])
+    lines += _compression_lines(s.get("compression") or {})
     if s["apexes"]:
         lines.append("apexes")
         for a in s["apexes"]:
@@ -89,6 +90,19 @@ def _captured_lines(c: dict) -> list[str]:
     rest = [f"{c['duplicates']} duplicate(s) not stored"] if c["duplicates"] else []
     rest += [f"{c['unreconciled']} not reconciled yet"] if c["unreconciled"] else []
     return [f"captured   {total} lesson(s): {who or 'none here'}" + "".join(f"; {r}" for r in rest)]
+
+
+def _compression_lines(c: dict) -> list[str]:
+    """Compressions accepted and rejected, and how the accepted did on held-out episodes."""
+    if not (c.get("accepted") or c.get("rejected")):
+        return []
+    line = f"compressed {c['accepted']} accepted, {c['rejected']} rejected"
+    rate = c.get("held_out_pass_rate")
+    if rate is not None:
+        line += f"; held-out pass rate {rate:.0%} over {c['held_out_episodes']} episode(s)"
+    elif c["accepted"]:
+        line += "; none held out yet (fewer than three episodes)"
+    return [line]
 
 
 def _jobs_lines(jobs: dict) -> list[str]:

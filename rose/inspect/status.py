@@ -12,6 +12,7 @@ from rose.events import read_events
 from rose.graph.engine import version
 from rose.host.jobs import summary as jobs_summary
 from rose.inspect.precision import precision
+from rose.loop.compress import held_out_summary
 from rose.loop.consolidate import captured
 from rose.loop.descend import knowledge_gaps
 from rose.models import SERVABLE, Stats
@@ -66,6 +67,7 @@ def status(store: Store) -> dict[str, Any]:
         ],
         "conflicts": len(conflicts),
         "captured": captured(store.primary.events, unreconciled=unreconciled),
+        "compression": held_out_summary(store),
         "knowledge_gaps": knowledge_gaps(store.primary.events),
         "health": {"ok": not problems, "problems": problems},
         "config": {

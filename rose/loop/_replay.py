@@ -1,0 +1,178 @@
+"""Replay: a candidate lesson's probe on a recorded episode, judged against the original's.
+
+For each episode the reference is the probe of the lesson the candidate would replace, on
+the same prompt (DESIGN.md, "Replay judges a candidate against the form it replaces"); the
+candidate's own probe is asked by a `Prober`. The real one is `FreshProcess`: a separate
+`python -m rose.loop._replay` that reads its input as JSON on stdin, is shown the candidate
+and the prompt and nothing else (never the verbose lesson, never the store), and prints
+the approach as JSON. Tests may inject `in_process(judge)`.
+
+An unreadable or failed probe or judgement is a failed replay, never a pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from rose.errors import MODEL_FAILURES, BackendFailed, RoseError
+from rose.judge import models as m
+
+#: (candidate lesson, prompt) -> the approach it leads to; raises on any failure.
+Prober = Callable[[m.Lesson, str], str]
+
+#: Seconds the fresh process may take beyond the judge's own timeout (start-up, imports).
+START_S = 30.0
+
+
+class Case(BaseModel):
+    """A recorded episode to replay: its prompt and what was accepted."""
+
+    model_config = ConfigDict(frozen=True)
+
+    episode: str
+    prompt: str
+    accepted: str
+
+
+class Replayed(BaseModel):
+    """One replay's verdict; `reason` says what was missing when it failed."""
+
+    episode: str
+    passed: bool
+    reason: str
+    prompt: str = ""
+
+
+def in_process(judge: Any) -> Prober:
+    """A prober asking `judge` in this process (tests: the real one is `FreshProcess`)."""
+
+    def probe(lesson: m.Lesson, prompt: str) -> str:
+        ctx = m.ReplayProbeContext(prompt=prompt, lesson=lesson)
+        return str(judge.ask("replay_probe", ctx).approach)
+
+    return probe
+
+
+class FreshProcess:
+    """A prober that asks each probe in a new `rose` process which sees only the candidate."""
+
+    def __init__(
+        self,
+        agent: str,
+        model: str = "",
+        *,
+        cache: Path | None = None,
+        events: Path | None = None,
+        timeout_s: float = 20,
+    ):
+        self.agent, self.model = agent, model
+        self.cache, self.events = cache, events
+        self.timeout_s = timeout_s
+
+    @classmethod
+    def for_store(cls, store: Any, *, timeout_s: float = 20) -> FreshProcess:
+        cfg = store.config
+        return cls(
+            cfg.agent,
+            cfg.model,
+            cache=store.primary.judge_cache,
+            events=store.primary.events,
+            timeout_s=timeout_s,
+        )
+
+    def __call__(self, lesson: m.Lesson, prompt: str) -> str:
+        request = {
+            "agent": self.agent,
+            "model": self.model,
+            "cache": str(self.cache) if self.cache else "",
+            "events": str(self.events) if self.events else "",
+            "timeout_s": self.timeout_s,
+            "prompt": prompt,
+            "lesson": lesson.model_dump(),
+        }
+        env = {**os.environ, "ROSE_CHILD": "1"}
+        argv = [sys.executable, "-m", "rose.loop._replay"]
+        try:
+            done = subprocess.run(
+                argv,
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=self.timeout_s + START_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise BackendFailed("replay", "the replay process gave no answer in time") from None
+        try:
+            answer = json.loads(done.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            tail = (done.stderr or done.stdout).strip()[-300:]
+            raise BackendFailed(
+                "replay", f"the replay process exited {done.returncode}: {tail}"
+            ) from None
+        if not isinstance(answer, dict) or not answer.get("approach"):
+            raise BackendFailed("replay", str(answer.get("error", answer))[:300])
+        return str(answer["approach"])
+
+
+def replay(
+    judge: Any, prober: Prober, original: m.Lesson, candidate: m.Lesson, cases: Sequence[Case]
+) -> list[Replayed]:
+    """Each case replayed: the reference probe, the candidate's probe, the judge."""
+    out = []
+    for case in cases:
+        try:
+            reference = in_process(judge)(original, case.prompt)
+            approach = prober(candidate, case.prompt)
+            ctx = m.ReplayJudgeContext(
+                prompt=case.prompt, accepted=case.accepted, approach=approach, reference=reference
+            )
+            verdict = judge.ask("replay_judge", ctx)
+        except (*MODEL_FAILURES, RoseError) as exc:
+            out.append(Replayed(episode=case.episode, passed=False, reason=f"replay failed: {exc}"))
+            continue
+        passed = verdict.verdict == "pass"
+        out.append(
+            Replayed(episode=case.episode, passed=passed, reason=verdict.reason, prompt=case.prompt)
+        )
+    return out
+
+
+def _child(request: dict) -> dict:
+    """The fresh process's work: one probe of the candidate, from its own backend."""
+    from rose.judge.calls import Judge
+    from rose.model.registry import make_backend
+
+    backend = make_backend(str(request["agent"]), model=str(request.get("model") or "") or None)
+    judge = Judge(
+        backend,
+        cache_path=Path(request["cache"]) if request.get("cache") else None,
+        events_path=Path(request["events"]) if request.get("events") else None,
+        model_name=str(request.get("model") or ""),
+        timeout_s=float(request.get("timeout_s") or 20),
+    )
+    lesson = m.Lesson.model_validate(request["lesson"])
+    return {"approach": in_process(judge)(lesson, str(request["prompt"]))}
+
+
+def main() -> int:
+    try:
+        answer = _child(json.loads(sys.stdin.read()))
+    except (RoseError, ValueError, KeyError, TypeError) as exc:
+        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"[:500]}))
+        return 1
+    print(json.dumps(answer))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

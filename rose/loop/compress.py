@@ -1,0 +1,350 @@
+"""Compression: a lesson that keeps proving useful earns a shorter form, checked by replay.
+
+Eligible (`eligible`): an active apex below `compress.max_level`, with at least
+`compress.min_successes` attributed successes, a new one since its last attempt (attempts
+are `compress` events in the machine-local log, never counters in a lesson file), and
+recorded episodes in its subtree to replay: nothing without them is compressed.
+
+An attempt (`compress`): the `compress` call is given the spans observed doing work (or told
+there are none) and the preserve hints, and declares each claim it removed. A candidate that
+shrank by `UNDER_REPORTED` or more while declaring none is rejected as under-reported; one
+longer than `compress.ratio` of the original is rejected too. Then replay (`_replay`) over
+up to `compress.sample` episodes of the whole subtree, a seeded share held out (`_sample`):
+accepted only if every replay passes. Accepted: a new lesson one level up, derived from the
+original, which becomes superseded, in one write; then the held-out episodes are replayed
+and the result logged (`rose status` reports the pass rate). Rejected: what the failing
+replays found missing becomes preserve hints on the original, so the next attempt keeps it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rose import tokens
+from rose.errors import MODEL_FAILURES
+from rose.events import read_events
+from rose.judge import models as m
+from rose.loop import _replay, _sample
+from rose.models import Claim, Node
+from rose.store import dag
+from rose.store.facade import Store
+
+#: A candidate this much shorter that declares no dropped claim is under-reported.
+UNDER_REPORTED = 0.15
+
+Result = Literal["accepted", "rejected", "failed", "dry-run"]
+
+
+@dataclass
+class Eligibility:
+    """An apex and whether it may be compressed now; `reason` says why not."""
+
+    id: str
+    title: str
+    level: int
+    successes: int
+    episodes: int
+    eligible: bool
+    reason: str = ""
+
+
+@dataclass
+class Attempt:
+    """What one compression attempt did."""
+
+    node: str
+    result: Result
+    reason: str = ""
+    new: str = ""
+    tokens: int = 0
+    candidate_tokens: int = 0
+    dropped: int = 0
+    replays: list[_replay.Replayed] = field(default_factory=list)
+    preserve: list[str] = field(default_factory=list)
+    held_out: dict[str, int] | None = None
+    held_out_note: str = ""
+
+
+# -- eligibility ---------------------------------------------------------------------------
+
+
+def last_attempts(store: Store) -> dict[str, int]:
+    """Each lesson's attributed successes when it was last attempted (from the event log)."""
+    out: dict[str, int] = {}
+    for e in read_events(store.primary.events, kind="compress"):
+        if e.get("attempted") and isinstance(e.get("node"), str):
+            out[e["node"]] = int(e.get("successes") or 0)
+    return out
+
+
+def eligible(store: Store) -> list[Eligibility]:
+    """Every apex, with whether it is due for compression and, if not, why."""
+    cfg = store.config.compress
+    tried = last_attempts(store)
+    out = []
+    with store.graph() as g:
+        for a in g.q("apexes", scope=""):
+            cases = _cases(g.q("regression_set", id=a["id"]))
+            row = Eligibility(a["id"], a["title"], a["level"], a["successes"], len(cases), True)
+            if a["status"] != "active":
+                row.reason = f"{a['status']}: only an active lesson is compressed"
+            elif a["level"] >= cfg.max_level:
+                row.reason = f"at level {a['level']}, the highest (compress.max_level)"
+            elif a["successes"] < cfg.min_successes:
+                row.reason = (
+                    f"{a['successes']} attributed success{'es' if a['successes'] != 1 else ''}"
+                    f" of the {cfg.min_successes} needed (compress.min_successes)"
+                )
+            elif a["id"] in tried and a["successes"] <= tried[a["id"]]:
+                row.reason = "no new attributed success since its last attempt"
+            elif not cases:
+                row.reason = "no recorded episode in its subtree to replay"
+            row.eligible = not row.reason
+            out.append(row)
+    return out
+
+
+def _cases(rows: list[dict]) -> list[_replay.Case]:
+    return [
+        _replay.Case(episode=r["id"], prompt=r["prompt"], accepted=r["accepted_summary"])
+        for r in rows
+        if r["prompt"] and r["accepted_summary"]
+    ]
+
+
+# -- one attempt ---------------------------------------------------------------------------
+
+
+def _lesson(node: Node) -> m.Lesson:
+    return m.Lesson(id=node.id, title=node.title, gist=node.gist, body=node.body)
+
+
+def compress(
+    store: Store,
+    node_id: str,
+    *,
+    judge: Any,
+    prober: _replay.Prober | None = None,
+    dry_run: bool = False,
+) -> Attempt:
+    """One attempt at compressing `node_id` (which must be eligible: see `eligible`).
+
+    `prober` asks the candidate's probes (default: a fresh `rose` process each). With
+    `dry_run` the candidate is made and replayed, and nothing is written or logged.
+    """
+    from rose.errors import RoseError
+
+    node_id = store.get(node_id).id  # a unique prefix, as the block shows ids
+    due = {e.id: e for e in eligible(store)}
+    if node_id not in due or not due[node_id].eligible:
+        why = due[node_id].reason if node_id in due else "not an apex (something above it serves)"
+        raise RoseError(f"lesson {node_id} is not due for compression: {why}")
+    with _one_at_a_time(store):
+        return _attempt(store, due[node_id], judge=judge, prober=prober, dry_run=dry_run)
+
+
+def _attempt(
+    store: Store,
+    due: Eligibility,
+    *,
+    judge: Any,
+    prober: _replay.Prober | None,
+    dry_run: bool,
+) -> Attempt:
+    cfg = store.config.compress
+    node = store.get(due.id)
+    prober = prober or _replay.FreshProcess.for_store(store, timeout_s=judge.timeout_s)
+    split = _sample.split(
+        node.id,
+        _cases(dag.regression_set(store, node.id)),
+        sample=cfg.sample,
+        held_out=cfg.held_out,
+    )
+    attempt = Attempt(node=node.id, result="failed", tokens=tokens.count(node.body))
+    ctx = m.CompressContext(
+        lesson=_lesson(node),
+        evidence=list(node.load_bearing),
+        preserve=list(node.preserve),
+        target_ratio=cfg.ratio,
+    )
+    try:
+        answer = judge.ask("compress", ctx)
+    except MODEL_FAILURES as exc:
+        attempt.reason = f"the compressor failed: {exc}"
+        if not dry_run:
+            _log(store, node, attempt, attempted=False)
+        return attempt
+    attempt.candidate_tokens = tokens.count(answer.body)
+    attempt.dropped = len(answer.dropped)
+    candidate = Node(
+        family=node.family,
+        title=node.title,
+        gist=answer.gist,
+        body=answer.body,
+        level=node.level + 1,
+        origin="compression",
+        derived_from=[node.id],
+        dropped=[Claim(claim=c.claim, kind=c.kind, holder=node.id) for c in answer.dropped],
+        preserve=list(node.preserve),
+        patches=list(node.patches),
+        scope=node.scope,
+    )
+    attempt.reason = _refusal(attempt, cfg.ratio)
+    if not attempt.reason:
+        attempt.replays = _replay.replay(
+            judge, prober, _lesson(node), _lesson(candidate), split.sample
+        )
+        failed = [r for r in attempt.replays if not r.passed]
+        if failed:
+            attempt.reason = f"{len(failed)} of {len(attempt.replays)} replays failed"
+            attempt.preserve = _hints(node, failed)
+    attempt.result = "rejected" if attempt.reason else "accepted"
+    if dry_run:
+        attempt.result = "dry-run"
+        attempt.reason = attempt.reason or "would be accepted"
+        return attempt
+    if attempt.result == "rejected":
+        if attempt.preserve:
+            node.preserve = [*node.preserve, *attempt.preserve]
+            store.write([node])
+    else:
+        node.status = "superseded"
+        node.parents = [*node.parents, candidate.id]
+        store.write([candidate, node])
+        attempt.new = candidate.id
+        _check_held_out(judge, prober, node, candidate, split, attempt)
+    _log(store, node, attempt, attempted=True, successes=due.successes)
+    return attempt
+
+
+def _refusal(attempt: Attempt, ratio: float) -> str:
+    """Why the candidate is refused before any replay, or ""."""
+    before, after = attempt.tokens, attempt.candidate_tokens
+    if before and after <= before * (1 - UNDER_REPORTED) and not attempt.dropped:
+        return (
+            f"under-reported: {after} of {before} tokens and no dropped claim declared "
+            f"(a cut of {UNDER_REPORTED:.0%} or more must say what it removed)"
+        )
+    if after > before * ratio:
+        return f"too long: {after} of {before} tokens, more than compress.ratio ({ratio:g})"
+    return ""
+
+
+def _hints(node: Node, failed: list[_replay.Replayed]) -> list[str]:
+    """Preserve hints from failed replays: what the judge found missing, with the task."""
+    have = set(node.preserve)
+    out: list[str] = []
+    for r in failed:
+        if not r.prompt:  # the replay itself failed: it says nothing about the lesson
+            continue
+        hint = f"{r.reason.strip()} (task: {' '.join(r.prompt.split())[:160]})"
+        if hint not in have and hint not in out:
+            out.append(hint)
+    return out
+
+
+def _check_held_out(
+    judge: Any,
+    prober: _replay.Prober,
+    node: Node,
+    candidate: Node,
+    split: _sample.Split,
+    attempt: Attempt,
+) -> None:
+    if not split.held_out:
+        attempt.held_out_note = split.note
+        return
+    done = _replay.replay(judge, prober, _lesson(node), _lesson(candidate), split.held_out)
+    attempt.held_out = {"passed": sum(r.passed for r in done), "total": len(done)}
+
+
+def _log(
+    store: Store, node: Node, attempt: Attempt, *, attempted: bool, successes: int = 0
+) -> None:
+    store.log(
+        "compress",
+        {
+            "node": node.id,
+            "attempted": attempted,
+            "successes": successes,
+            "result": attempt.result,
+            "reason": attempt.reason[:300],
+            "new": attempt.new,
+            "level": node.level,
+            "tokens": attempt.tokens,
+            "candidate_tokens": attempt.candidate_tokens,
+            "dropped": attempt.dropped,
+            "replays": len(attempt.replays),
+            "held_out": attempt.held_out,
+            "held_out_note": attempt.held_out_note,
+        },
+    )
+
+
+# -- what is due ---------------------------------------------------------------------------
+
+
+@contextmanager
+def _one_at_a_time(store: Store) -> Iterator[None]:
+    """One compression run per store at a time: two would both compress the same apex."""
+    store.primary.jobs.mkdir(parents=True, exist_ok=True)
+    path = store.primary.jobs / "compress.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def compress_due(
+    store: Store,
+    *,
+    judge: Any,
+    prober: _replay.Prober | None = None,
+    limit: int | None = None,
+    dry_run: bool = False,
+) -> list[Attempt]:
+    """Attempt every lesson due for compression (at most `limit`), one after another."""
+    with _one_at_a_time(store):
+        due = [e for e in eligible(store) if e.eligible]
+        return [
+            _attempt(store, row, judge=judge, prober=prober, dry_run=dry_run)
+            for row in (due[:limit] if limit is not None else due)
+        ]
+
+
+def held_out_summary(store: Store) -> dict[str, Any]:
+    """Accepted and rejected compressions, and the held-out pass rate of the accepted."""
+    accepted = rejected = checked = passed = total = 0
+    for e in read_events(store.primary.events, kind="compress"):
+        if e.get("result") == "rejected":
+            rejected += 1
+        if e.get("result") != "accepted":
+            continue
+        accepted += 1
+        held = e.get("held_out")
+        if isinstance(held, dict) and held.get("total"):
+            checked += 1
+            passed += int(held.get("passed") or 0)
+            total += int(held["total"])
+    return {
+        "accepted": accepted,
+        "rejected": rejected,
+        "held_out_checked": checked,
+        "held_out_episodes": total,
+        "held_out_pass_rate": round(passed / total, 4) if total else None,
+    }
+
+
+def compress_job(job: Any) -> None:
+    """The `compress` job (queued after a session that succeeded): compress what is due."""
+    from rose.judge.calls import for_store
+
+    store = job.store()
+    compress_due(store, judge=for_store(store))  # each attempt is a `compress` event
