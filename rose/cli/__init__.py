@@ -62,6 +62,7 @@ _GROUPS = (
     "store_cmds",
     "jobs_cmds",
     "lesson_cmds",
+    "compact_cmds",
     "conflict_cmds",
     "episode_cmds",
     "query_cmds",

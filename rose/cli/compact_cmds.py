@@ -1,0 +1,83 @@
+"""Compression commands: compact."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import typer
+
+from rose.cli._out import emit_json
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compact")(compact)
+
+
+def compact(
+    list_all: bool = typer.Option(
+        False, "--list", help="List every apex and why it is or is not due; compress nothing."
+    ),
+    due: bool = typer.Option(False, "--due", help="List only the apexes due; compress nothing."),
+    node: str = typer.Option(None, "--node", help="Compress this lesson only (it must be due)."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Compress at most this many."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Make and replay the candidates, but write nothing."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Compress the lessons that have earned it: each candidate must pass replay.
+
+    A lesson is due when it is an active apex below compress.max_level, with at least
+    compress.min_successes attributed successes, a new one since its last attempt, and
+    recorded episodes to replay. The candidate must declare what it dropped, be at most
+    compress.ratio of the original, and pass replay of every sampled episode; a share is
+    held out and checked after acceptance (`rose status` reports the pass rate).
+    """
+    from rose.judge.calls import for_store
+    from rose.loop import compress as stage
+    from rose.store.facade import Store
+
+    store = Store.open()
+    if list_all or due:
+        rows = [r for r in stage.eligible(store) if r.eligible or not due]
+        if as_json:
+            emit_json([dataclasses.asdict(r) for r in rows])
+            return
+        for r in rows:
+            verdict = "due" if r.eligible else f"not due: {r.reason}"
+            typer.echo(f"L{r.level} {r.id}  {r.title}  ({r.successes} successes, "
+                       f"{r.episodes} episodes)  {verdict}")  # fmt: skip
+        if not rows:
+            typer.echo("nothing is due" if due else "no apex in the store")
+        return
+    judge = for_store(store)
+    if node:
+        attempts = [stage.compress(store, node, judge=judge, dry_run=dry_run)]
+    else:
+        attempts = stage.compress_due(store, judge=judge, limit=limit, dry_run=dry_run)
+    if as_json:
+        emit_json([_dump(a) for a in attempts])
+        return
+    for a in attempts:
+        typer.echo(_line(a))
+    if not attempts:
+        typer.echo("nothing is due (`rose compact --list` says why)")
+
+
+def _dump(a) -> dict:
+    out = {f.name: getattr(a, f.name) for f in dataclasses.fields(a)}
+    out["replays"] = [r.model_dump() for r in a.replays]
+    return out
+
+
+def _line(a) -> str:
+    size = f"{a.tokens} -> {a.candidate_tokens} tokens, {a.dropped} claim(s) dropped"
+    passed = sum(r.passed for r in a.replays)
+    replays = f", {passed}/{len(a.replays)} replays passed" if a.replays else ""
+    head = f"{a.node}: {a.result}" + (f" as {a.new}" if a.new else "")
+    tail = f" ({size}{replays})" + (f": {a.reason}" if a.reason else "")
+    if a.held_out:
+        tail += f"; held out {a.held_out['passed']}/{a.held_out['total']} passed"
+    elif a.held_out_note:
+        tail += f"; {a.held_out_note}"
+    return head + tail
