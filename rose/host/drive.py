@@ -35,6 +35,7 @@ from rose.errors import RoseError
 from rose.host import hooks
 from rose.host.jobs import JobContext
 from rose.host.learning import session_end
+from rose.loop.compress import compress_job, held_out_summary
 from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
@@ -49,7 +50,8 @@ STAGES: dict[str, bool] = {
     "reflection": True,
     "attribution": True,
     "consolidation": True,
-    "compression": False,
+    "compression": True,
+    "merges": False,
     "descent": False,
     "routing": False,
 }
@@ -60,7 +62,8 @@ DOES: dict[str, str] = {
     "reflection": "reflection (minting lessons from sessions)",
     "attribution": "attribution (which served lessons were used: precision)",
     "consolidation": "consolidation (reconciling new lessons: conflicts)",
-    "compression": "compression (shorter forms checked by replay, merges)",
+    "compression": "compression (shorter forms checked by replay)",
+    "merges": "merges (shared parents of lessons used together)",
     "descent": "descent (restoring dropped detail: rescues)",
     "routing": "routing (selection rules)",
 }
@@ -71,6 +74,7 @@ MODULES: dict[str, str] = {
     "attribution": "attribute",
     "consolidation": "consolidate",
     "compression": "compress",
+    "merges": "merge",
     "descent": "descend",
     "routing": "route",
 }
@@ -79,12 +83,8 @@ FIGURES: dict[str, tuple[str, ...]] = {
     "reflection": ("minted",),
     "attribution": ("precision",),
     "consolidation": ("conflicts",),
-    "compression": (
-        "compressions_accepted",
-        "compressions_rejected",
-        "merges",
-        "held_out_pass_rate",
-    ),
+    "compression": ("compressions_accepted", "compressions_rejected", "held_out_pass_rate"),
+    "merges": ("merges",),
     "descent": ("rescues",),
     "routing": ("rules", "routing_rules"),
 }
@@ -270,7 +270,10 @@ class HookHost:
         self.hook("stop", {**stop, "transcript_path": path})
         payload = self._payload(session, "SessionEnd", reason="prompt_input_exit")
         payload["transcript_path"] = path
-        session_end(JobContext(StoreDir(self.root, "project"), {"attempt": 1}, payload))
+        job = JobContext(StoreDir(self.root, "project"), {"attempt": 1}, payload)
+        session_end(job)
+        if STAGES["compression"]:
+            compress_job(job)  # what the queued `compress` job does, here at once
         calls, spent = self.tally.take()
         return {"calls": calls, "model_tokens": spent}
 
@@ -302,6 +305,11 @@ class HookHost:
             "precision": round(sum(r["used"] for r in served) / n_served, 4) if n_served else None,
             "conflicts": len(conflicts),
         }
+        if STAGES["compression"]:
+            done = held_out_summary(store)
+            out["compressions_accepted"] = done["accepted"]
+            out["compressions_rejected"] = done["rejected"]
+            out["held_out_pass_rate"] = done["held_out_pass_rate"]
         if not any(STAGES[s] for s in BACKGROUND):
             out["background_calls_per_session"] = None
         for stage, names in FIGURES.items():

@@ -80,6 +80,7 @@ KINDS: dict[str, Kind] = {
     "reflect": Kind("rose.host.learning:reflect", deadline_s=300),
     "reflect-fork": Kind("rose.host.learning:reflect_fork", deadline_s=900),
     "reconcile": Kind("rose.loop.consolidate:reconcile_job", deadline_s=600),
+    "compress": Kind("rose.loop.compress:compress_job", deadline_s=900),
 }
 
 #: A module whose own `KINDS` join these; only the tests set it.

@@ -342,6 +342,12 @@ def session_end(job: JobContext) -> None:
     }
     append_event(job.store_dir.events, "session-end", data)
     prune_sessions(job.store_dir.sessions, keep=lambda name: bool(store.absorb(name, final=True)))
+    if any(e.outcome == "success" and e.used for e in written):
+        from rose.host.jobs import submit
+
+        # Not spawned: the runner that ran this job drains the queue, this job included.
+        submit(job.store_dir, "compress", {"session": sid}, key=f"{sid}:compress:{len(written)}",
+               spawn=False)  # fmt: skip
     if failed is not None:
         raise failed  # the job is failed (and retried once): its log says why
 
