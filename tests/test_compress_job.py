@@ -1,0 +1,38 @@
+"""Compression runs as a job after a session that succeeded.
+
+Locks in: `compress` is a job kind; a session end that wrote a successful episode using a
+lesson queues one `compress` job (not spawned: the runner that ran the session end drains
+the queue), at most one a successful session; the job compresses what is due.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from rose.cli import app
+from rose.host.jobs import KINDS, JobContext, jobs
+from rose.loop import compress as c
+from rose.store.layout import StoreDir
+from tests._compress import family
+
+
+def test_a_successful_session_queues_a_compress_job(tmp_path: Path):
+    where = tmp_path / "demo"
+    res = CliRunner().invoke(app, ["demo", "--sessions", "6", "--seed", "1", "--json",
+                                   "--dir", str(where)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    root = where / ".rose"
+    episodes = [json.loads(p.read_text()) for p in (root / "episodes").glob("*.json")]
+    succeeded = sum(1 for e in episodes if e["outcome"] == "success" and e["used"])
+    queued = [r for r in jobs(StoreDir(root, "project")) if r["kind"] == "compress"]
+    assert succeeded and 1 <= len(queued) <= succeeded
+    assert "compress" in KINDS
+
+
+def test_the_job_compresses_what_is_due(project):
+    f = family(project, seed=0)
+    c.compress_job(JobContext(f.store.primary, {"attempt": 1}, {"session": "s"}))
+    assert f.store.get(f.node.id).status == "superseded"
