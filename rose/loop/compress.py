@@ -140,11 +140,11 @@ def compress(
     from rose.errors import RoseError
 
     node_id = store.get(node_id).id  # a unique prefix, as the block shows ids
-    due = {e.id: e for e in eligible(store)}
-    if node_id not in due or not due[node_id].eligible:
-        why = due[node_id].reason if node_id in due else "not an apex (something above it serves)"
-        raise RoseError(f"lesson {node_id} is not due for compression: {why}")
-    with _one_at_a_time(store):
+    with _one_at_a_time(store):  # decided under the lock: another run may just have done it
+        due = {e.id: e for e in eligible(store)}
+        if node_id not in due or not due[node_id].eligible:
+            why = due[node_id].reason if node_id in due else "not an apex (something above serves)"
+            raise RoseError(f"lesson {node_id} is not due for compression: {why}")
         return _attempt(store, due[node_id], judge=judge, prober=prober, dry_run=dry_run)
 
 
