@@ -52,7 +52,7 @@ STAGES: dict[str, bool] = {
     "consolidation": True,
     "compression": True,
     "merges": False,
-    "descent": False,
+    "descent": True,
     "routing": False,
 }
 #: What each stage does, as the demo names it.
@@ -291,6 +291,7 @@ class HookHost:
             lessons = g.q("lessons_all")
             served = g.q("precision")
             conflicts = g.q("conflicts")
+            (rescued,) = g.q("rescue_total")
         active = [r for r in levels if r["status"] in ("active", "disputed")]
         n_served = sum(r["served"] for r in served)
         out: dict[str, Any] = {
@@ -304,6 +305,7 @@ class HookHost:
             "minted": sum(1 for r in lessons if r["origin"] == "reflection"),
             "precision": round(sum(r["used"] for r in served) / n_served, 4) if n_served else None,
             "conflicts": len(conflicts),
+            "rescues": int(rescued["n"]),
         }
         if STAGES["compression"]:
             done = held_out_summary(store)

@@ -245,7 +245,7 @@ def plan(
         for holder, ids in held.items():
             at_bottom = holder in below and below[holder]["level"] == 0
             attempts.append(Attempt(serve=(holder,), restored=tuple(ids), level0=at_bottom))
-    if not attempts or set(attempts[-1].serve) != set(bottom):
+    if bottom and (not attempts or set(attempts[-1].serve) != set(bottom)):
         attempts.append(Attempt(serve=bottom, level0=True))
     return attempts
 
