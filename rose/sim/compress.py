@@ -3,8 +3,10 @@
 Compression removes filler first (sentences carrying no fact), then rewrites the verbose
 fact sentences in their terse form, and only then drops facts, least evidenced first:
 a fact in an evidence span or a preserve hint is never dropped; with no evidence at
-all it drops at most one. Every dropped fact is declared as a claim, except those the
-``under_report`` knob omits; the ``noise`` knob makes it cut one protected fact too, and
+all it drops at most one. It declares what it removed the way the prompt asks: each
+filler sentence as an anecdote (kind `example`), each rationale a terse rewrite cut off
+as a claim of its own (kind `other`), each dropped fact in its terse form; the
+``under_report`` knob leaves that share of them undeclared; the ``noise`` knob makes it cut one protected fact too, and
 the ``over_cut`` knob makes it keep cutting past the budget, each unprotected fact with
 that chance, evidence or none.
 
@@ -34,9 +36,13 @@ def compress(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     has_evidence = bool(protected)
     protected |= set(world.facts_in(preserve)) | set(world.stated(preserve))
 
-    kept = [s for s in parse.sentences(body) if world.facts_in(s)] or parse.sentences(body)
+    sentences = parse.sentences(body)
+    kept = [s for s in sentences if world.facts_in(s)] or sentences
+    removed = [{"claim": s, "kind": "example"} for s in sentences if s not in kept]
     if tokens.count(" ".join(kept)) > limit:
-        kept = [_terse(world, s) for s in kept]
+        shorter = [_terse(world, s) for s in kept]
+        removed += [_rationale(world, s) for s, t in zip(kept, shorter) if t != s]
+        kept = shorter
     dropped: list[str] = []
     pool = sorted(
         (f for f in world.facts_in(" ".join(kept)) if f not in protected),
@@ -54,7 +60,7 @@ def compress(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     if not kept:  # never answer an empty body: put the last cut back
         kept, dropped = [world.facts[dropped[-1]].terse], dropped[:-1]
     remaining = world.facts_in(" ".join(kept))
-    claims = [
+    claims = [c for c in removed if not d.omit(c["claim"])] + [
         {"claim": world.facts[f].terse, "kind": CLAIM_KIND[world.facts[f].kind]}
         for f in dropped
         if not d.omit(f)
@@ -79,6 +85,16 @@ def _terse(world: World, sentence: str) -> str:
         return sentence
     terse = world.facts[facts[0]].terse
     return terse if len(terse) < len(sentence) else sentence
+
+
+def _rationale(world: World, sentence: str) -> dict[str, str]:
+    """What a terse rewrite of a verbose fact sentence cut: the reason or warning after the
+    fact, as a sentence of its own that names its topic."""
+    fact = world.facts[world.facts_in(sentence)[0]]
+    tail = sentence.split(fact.marker, 1)[-1].strip(" ,;.")
+    for word in ("and ", "because ", "so "):
+        tail = tail.removeprefix(word)
+    return {"claim": f"{fact.topic.capitalize()}: {tail}.", "kind": "other"}
 
 
 def _without(
