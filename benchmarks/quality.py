@@ -86,8 +86,11 @@ _AT_LEAST = {"success_vs_flat", "success_vs_topk", "precision", "success_vs_nois
 
 
 class NoMemory:
-    def prompt(self, session: str, text: str) -> dict[str, Any]:
+    def prompt(self, session: str, text: str, *, first: bool = True) -> dict[str, Any]:
         return {"block": ""}
+
+    def stop(self, session: str, transcript: str = "") -> dict[str, Any]:
+        return {}
 
     def end(self, session: str, transcript: str = "") -> dict[str, Any]:
         return {}
@@ -115,8 +118,11 @@ class Flat:
     def __init__(self, served: Served):
         self.text = served.block([i for i in served.items if i["level"] == 0])
 
-    def prompt(self, session: str, text: str) -> dict[str, Any]:
-        return {"block": self.text}
+    def prompt(self, session: str, text: str, *, first: bool = True) -> dict[str, Any]:
+        return {"block": self.text if first else ""}  # a reply: every lesson is in context
+
+    def stop(self, session: str, transcript: str = "") -> dict[str, Any]:
+        return {}
 
     def end(self, session: str, transcript: str = "") -> dict[str, Any]:
         return {}
@@ -131,7 +137,7 @@ class Filter:
         self.judge = judge
         self.tally = tally
 
-    def prompt(self, session: str, text: str) -> dict[str, Any]:
+    def prompt(self, session: str, text: str, *, first: bool = True) -> dict[str, Any]:
         offered = [{"id": i["id"], "title": i["title"], "gist": i["gist"]} for i in self.items]
         answer = self.judge.ask("relevance", {"prompt": text, "candidates": offered})
         rank = {v.id: SERVE[v.verdict] for v in answer.verdicts if v.verdict in SERVE}
@@ -140,6 +146,9 @@ class Filter:
         block = self.served.block(_within(chosen, room))
         calls, spent = self.tally.take()
         return {"block": block, "calls": calls, "model_tokens": spent}
+
+    def stop(self, session: str, transcript: str = "") -> dict[str, Any]:
+        return {}
 
     def end(self, session: str, transcript: str = "") -> dict[str, Any]:
         return {}

@@ -54,7 +54,7 @@ def test_json_shape_every_arm_every_key_and_a_results_file(tmp_path: Path):
     arms = result["arms"]
     assert arms["none"]["tokens_per_prompt"] == 0
     assert arms["flat"]["tokens_per_prompt"] > arms["topk"]["tokens_per_prompt"] > 0
-    assert arms["rose"]["episodes"] == 2 and 0 <= arms["rose"]["precision"] <= 1
+    assert 2 <= arms["rose"]["episodes"] <= 6 and 0 <= arms["rose"]["precision"] <= 1
     names = [t["target"] for t in result["targets"]]
     assert len(names) == 7 and all(t["verdict"] for t in result["targets"])
     saved = list((tmp_path / "results").glob("quality-*.json"))

@@ -36,7 +36,8 @@ def test_json_has_every_key_and_null_where_a_stage_is_not_built(tmp_path: Path, 
     assert res.exit_code == 0, res.output
     figures = json.loads(res.stdout)
     assert list(figures)[: len(KEYS)] == list(KEYS)
-    assert figures["sessions"] == 2 and figures["episodes"] == 2
+    # one episode a unit of work: a session's first prompt, and the user's reply to a failure
+    assert figures["sessions"] == 2 and 2 <= figures["episodes"] <= 6
     assert figures["lessons"] == figures["apexes"] == figures["minted"] >= 1
     assert figures["max_level"] == 0
     assert 0 <= figures["success_rate"] <= 1 and figures["tokens_per_prompt"] > 0
@@ -48,7 +49,9 @@ def test_json_has_every_key_and_null_where_a_stage_is_not_built(tmp_path: Path, 
             assert (figures[name] is None) == (not STAGES[stage]), name
     assert figures["background_calls_per_session"] >= 2  # assess and reflect, each session
     assert figures["store"] == str(tmp_path / "demo" / ".rose")
-    assert len(list((tmp_path / "demo" / ".rose" / "episodes").glob("*.json"))) == 2
+    assert (
+        len(list((tmp_path / "demo" / ".rose" / "episodes").glob("*.json"))) == figures["episodes"]
+    )
     assert not (project / ".rose").exists()  # the user's project is left alone
     assert not (Path.home() / ".rose").exists()
     assert dict(os.environ) == before

@@ -1,10 +1,10 @@
 """The demo's in-process loop is the loop a host runs: the same sessions through real `rose hook`
 processes and the real detached SessionEnd job give the same blocks, calls and episodes.
 
-Locks in: `rose.host.drive.HookHost` drives the hook entry point in-process and runs
-SessionEnd's job at once; if that ever diverged from what Claude Code gets (a handler the
-in-process path skips, a payload field it invents, a job it does not run), the demo's
-figures would describe a ROSE no user runs. The simulated world is chosen by the store's
+Locks in: `rose.host.drive.HookHost` drives the hook entry point in-process and runs the
+Stop and SessionEnd hooks' jobs at once; if that ever diverged from what Claude Code gets
+(a handler the in-process path skips, a payload field it invents, a job it does not run),
+the demo's figures would describe a ROSE no user runs. The simulated world is chosen by the store's
 own `model` setting, so the hook processes answer from the same world as the demo.
 """
 
@@ -58,8 +58,9 @@ class Subprocesses:
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout) if proc.stdout.strip() else None
 
-    def prompt(self, session: str, text: str) -> dict[str, Any]:
-        self._hook("session-start", session, hook_event_name="SessionStart", source="startup")
+    def prompt(self, session: str, text: str, *, first: bool = True) -> dict[str, Any]:
+        if first:
+            self._hook("session-start", session, hook_event_name="SessionStart", source="startup")
         out = self._hook(
             "user-prompt-submit", session, hook_event_name="UserPromptSubmit", prompt=text
         )
@@ -67,11 +68,33 @@ class Subprocesses:
         calls, spent = self.tally.take()
         return {"block": block, "calls": calls, "model_tokens": spent}
 
-    def end(self, session: str, transcript: str = "") -> dict[str, Any]:
+    def _write(self, session: str, transcript: str) -> dict[str, str]:
         path = self.folder / "transcripts" / f"{session}.jsonl"
         path.parent.mkdir(exist_ok=True)
         path.write_text(transcript)
-        where = {"transcript_path": str(path)}
+        return {"transcript_path": str(path)}
+
+    def stop(self, session: str, transcript: str = "") -> dict[str, Any]:
+        where = self._write(session, transcript)
+        self._hook("stop", session, hook_event_name="Stop", stop_hook_active=False, **where)
+        deadline = time.monotonic() + 90
+        while not self._quiet():  # the detached jobs it started, before the user replies
+            assert time.monotonic() < deadline, "the Stop hook's jobs did not finish"
+            time.sleep(0.1)
+        calls, spent = self.tally.take()
+        return {"calls": calls, "model_tokens": spent}
+
+    def _quiet(self) -> bool:
+        for path in (self.root / "jobs").glob("*.json"):
+            try:
+                if json.loads(path.read_text()).get("state") in ("queued", "running"):
+                    return False
+            except (OSError, ValueError):
+                return False  # being written
+        return True
+
+    def end(self, session: str, transcript: str = "") -> dict[str, Any]:
+        where = self._write(session, transcript)
         self._hook("stop", session, hook_event_name="Stop", stop_hook_active=False, **where)
         self._hook("session-end", session, hook_event_name="SessionEnd", reason="exit", **where)
         self.ended += 1
@@ -105,7 +128,8 @@ def test_the_in_process_loop_matches_real_hook_processes(tmp_path: Path):
 
     assert seen(inproc) == seen(real)
     assert any(r.tokens for r in real) and all(r.background_calls for r in real)
-    assert figures["episodes"] == SESSIONS == len(list((procs.root / "episodes").glob("*.json")))
+    units = sum(r.attempts for r in real)  # a reply to a failure is a unit of work too
+    assert figures["episodes"] == units == len(list((procs.root / "episodes").glob("*.json")))
     assert figures["hook_errors"] == 0 and not procs.tally.errors
     assert figures["minted"] >= 1  # the sessions taught it something, and it kept it
     assert _titles(tmp_path / "inproc") == _titles(tmp_path / "procs")

@@ -33,11 +33,20 @@ class Recording:
         self.block = block
         self.claims = claims
         self.prompts: list[str] = []
+        self.replies: list[str] = []
+        self.stopped: list[str] = []
         self.ended: list[str] = []
 
-    def prompt(self, session: str, text: str) -> dict[str, Any]:
+    def prompt(self, session: str, text: str, *, first: bool = True) -> dict[str, Any]:
+        if not first:
+            self.replies.append(text)
+            return {"block": ""}
         self.prompts.append(text)
         return {"block": self.block, "calls": 1, "model_tokens": 10, **self.claims}
+
+    def stop(self, session: str, transcript: str = "") -> dict[str, Any]:
+        self.stopped.append(transcript)
+        return {"calls": 1}
 
     def end(self, session: str, transcript: str = "") -> dict[str, Any]:
         self.ended.append(session)
@@ -66,7 +75,10 @@ def test_the_host_gets_plain_prompts_and_every_session_ends(world: World):
     stream = scoreboard.stream(world, 6, 2)
     assert host.prompts == [scoreboard.plain_prompt(t) for t in stream]
     assert [r.task for r in records] == [t.id for t in stream]
-    assert [r.background_calls for r in records] == [2] * 6
+    # a failed attempt: the turn's stop (one call each), then the user's reply as a prompt
+    assert [r.background_calls for r in records] == [1 + r.attempts for r in records]
+    assert len(host.stopped) == len(host.replies) == sum(r.attempts - 1 for r in records) > 0
+    assert all(OPEN not in p and "not right" in p for p in host.replies)
 
 
 def test_recall_counts_needed_unknown_facts_in_the_block(world: World):
@@ -75,7 +87,7 @@ def test_recall_counts_needed_unknown_facts_in_the_block(world: World):
     half = examples.block([examples.lesson(world, "n_half", needed[:1])])
 
     class One(Recording):
-        def prompt(self, session: str, text: str) -> dict[str, Any]:
+        def prompt(self, session: str, text: str, *, first: bool = True) -> dict[str, Any]:
             return {"block": half}
 
     records = scoreboard.run(world, One(), sessions=40, seed=3)
@@ -103,9 +115,9 @@ def test_rates_are_after_warm_up_pooled_over_seeds_and_the_host_wins(world: Worl
 
         n = 0
 
-        def prompt(self, session: str, text: str) -> dict[str, Any]:
-            self.n += 1
-            return flip[self.n > 5].prompt(session, text)
+        def prompt(self, session: str, text: str, *, first: bool = True) -> dict[str, Any]:
+            self.n += first
+            return flip[self.n > 5].prompt(session, text, first=first)
 
     runs = [scoreboard.run(world, Halves(), sessions=10, seed=s) for s in (1, 2)]
     after = [r for run in runs for r in run[5:]]

@@ -28,7 +28,7 @@ SEED = 4
 
 def _project_task(world: World):
     """A task whose facts are all about project-scoped topics, that fails without help."""
-    agent = Agent(world, seed=SEED)
+    agent = Agent(world, seed=SEED, explains=1.0)
     for task in world.tasks:
         needs = {world.facts[f].topic for f in task.needs}
         if all(world.topics[t].scope == "project" for t in needs):

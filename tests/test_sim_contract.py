@@ -122,7 +122,7 @@ def test_assess(judge, ctx):
 def test_reflect_mints_what_the_user_taught(judge, ctx, world, task):
     answer = judge.ask("reflect", ctx["reflect"])
     assert answer.found
-    session = Agent(world).session(task, examples.block([ctx["assess"]["served"][0]]))
+    session = Agent(world, explains=1.0).session(task, examples.block([ctx["assess"]["served"][0]]))
     taught = [f for f in session.first.missing if f not in world.known]
     assert sorted(world.facts_in(answer.lesson.body)) == sorted(taught)
     assert answer.lesson.family == task.topics[0]

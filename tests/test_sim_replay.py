@@ -47,7 +47,7 @@ def test_every_uncompressed_lesson_passes_replay_on_all_its_episodes():
                     without_reference_failed += alone.verdict == "fail"
             # The same work served only its first lesson: the user steers in the rest.
             first = episode.served[0]
-            session = Agent(world).session(episode.task, examples.block([first]))
+            session = Agent(world, explains=1.0).session(episode.task, examples.block([first]))
             assert session.outcome.ok
             if session.steered:
                 verdict = _replay(judge, prompt, session.outcome.text, first, first)

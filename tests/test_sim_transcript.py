@@ -33,7 +33,7 @@ def _sessions(world: World):
     task = examples.focus_task(world)
     lesson = examples.lesson(world, LESSON_ID, examples.unknown(world, task)[:1])
     for seed in SEEDS:
-        session = Agent(world, seed=seed).session(task, examples.block([lesson]))
+        session = Agent(world, seed=seed, explains=1.0).session(task, examples.block([lesson]))
         assert session.steered  # the lesson holds one of the facts the task needs
         yield task, lesson, session
 

@@ -5,9 +5,10 @@ lessons seeded into it through the Store, and each session run through the real 
 entry point (`rose.host.hooks.main`: the host's JSON payload on stdin, its answer read back
 from stdout), so the prompt hook's every path (the recall view, the model-driven walk, the
 session record, the session log) runs as it does under a host. The one difference: the
-SessionEnd hook only hands its payload to a detached job, so here that job's own function
-(`rose.host.learning.session_end`) runs at once in this process, and a session's episodes are on
-disk when it ends. `tests/test_demo_hooks.py` runs the same loop through `rose hook`
+Stop and SessionEnd hooks hand their work to jobs, and here no runner is started for them
+(`rose.host.jobs.held`): the jobs run at once in this process (`rose.host.jobs.run_here`),
+so a turn's absorption and reflection are done before the next prompt and a session's
+episodes are on disk when it ends. `tests/test_demo_hooks.py` runs the same loop through `rose hook`
 processes and the real detached job.
 
 While a `HookHost` is open it owns the process's ROSE environment: `ROSE_HOME` is its
@@ -32,10 +33,8 @@ from typing import Any
 from rose import config
 from rose.atomic import write_text
 from rose.errors import RoseError
-from rose.host import hooks
-from rose.host.jobs import JobContext
-from rose.host.learning import session_end
-from rose.loop.compress import compress_job, held_out_summary
+from rose.host import hooks, jobs
+from rose.loop.compress import held_out_summary
 from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
@@ -184,11 +183,14 @@ class HookHost:
 
     def __enter__(self) -> HookHost:
         self._env.__enter__()
+        self._held = jobs.held()
+        self._held.__enter__()
         self._open = True
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._open = False
+        self._held.__exit__(None, None, None)
         self._env.__exit__(None, None, None)
 
     def _seed(
@@ -245,37 +247,50 @@ class HookHost:
         text = out.getvalue().strip()
         return json.loads(text) if text else None
 
-    def prompt(self, session: str, text: str) -> dict[str, Any]:
-        """A new session and its first prompt: what the prompt hook injected, and its calls."""
-        self.hook("session-start", self._payload(session, "SessionStart", source="startup"))
+    def prompt(self, session: str, text: str, *, first: bool = True) -> dict[str, Any]:
+        """A prompt (with `first`, a new session's): what the prompt hook injected, and the
+        model calls it made."""
+        if first:
+            self.hook("session-start", self._payload(session, "SessionStart", source="startup"))
         payload = self._payload(session, "UserPromptSubmit", prompt=text)
         answer = self.hook("user-prompt-submit", payload)
         block = ((answer or {}).get("hookSpecificOutput") or {}).get("additionalContext", "")
         calls, spent = self.tally.take()
         return {"block": block, "calls": calls, "model_tokens": spent}
 
-    def end(self, session: str, transcript: str = "") -> dict[str, Any]:
-        """The agent stops and the session ends: Stop, then SessionEnd's job, in this process.
+    def _transcript(self, session: str, transcript: str) -> str:
+        """Write the session as the host recorded it so far (Claude Code's JSONL) where the
+        host keeps its transcripts; its path, for the payloads ("" for none)."""
+        if not transcript:
+            return ""
+        where = self.folder / "transcripts" / f"{sessions.safe_id(session)}.jsonl"
+        write_text(where, transcript)
+        return str(where)
 
-        `transcript` is the session as the host recorded it (Claude Code's JSONL): written
-        where the host keeps its transcripts, and named in both payloads, so the learning
-        jobs read it as they read a real one.
-        """
-        path = ""
-        if transcript:
-            where = self.folder / "transcripts" / f"{sessions.safe_id(session)}.jsonl"
-            write_text(where, transcript)
-            path = str(where)
+    def stop(self, session: str, transcript: str = "") -> dict[str, Any]:
+        """The agent stops after a turn: the Stop hook, then the jobs it queued (absorbing
+        the units before this turn, a reflection when one is due), here at once."""
+        path = self._transcript(session, transcript)
         stop = self._payload(session, "Stop", stop_hook_active=False)
         self.hook("stop", {**stop, "transcript_path": path})
-        payload = self._payload(session, "SessionEnd", reason="prompt_input_exit")
-        payload["transcript_path"] = path
-        job = JobContext(StoreDir(self.root, "project"), {"attempt": 1}, payload)
-        session_end(job)
-        if STAGES["compression"]:
-            compress_job(job)  # what the queued `compress` job does, here at once
+        jobs.run_here(StoreDir(self.root, "project"))
         calls, spent = self.tally.take()
         return {"calls": calls, "model_tokens": spent}
+
+    def end(self, session: str, transcript: str = "") -> dict[str, Any]:
+        """The agent stops and the session ends: Stop, then SessionEnd, each hook's jobs run
+        here at once (the session's end, and the compression it queues after a success).
+
+        `transcript` is the whole session as the host recorded it (Claude Code's JSONL),
+        named in both payloads, so the learning jobs read it as they read a real one.
+        """
+        stopped = self.stop(session, transcript)
+        path = self._transcript(session, transcript)
+        payload = self._payload(session, "SessionEnd", reason="prompt_input_exit")
+        self.hook("session-end", {**payload, "transcript_path": path})
+        jobs.run_here(StoreDir(self.root, "project"))
+        calls, spent = self.tally.take()
+        return {"calls": calls + stopped["calls"], "model_tokens": spent + stopped["model_tokens"]}
 
     # -- what the store holds ---------------------------------------------------------------
 

@@ -46,6 +46,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +92,7 @@ _ALARM_GRACE_S = 10  # a job outlives a runner that died by at most its deadline
 _RECENT_S = 86400.0  # `rose jobs` shows what finished within a day
 
 _SPAWNED: list[int] = []  # pids of the runners this process started
+_HELD: list[bool] = []  # while non-empty, `submit` only queues (`held`)
 
 
 def kinds() -> dict[str, Kind]:
@@ -164,7 +166,7 @@ def submit(
             job_id = _new_id(kind)
             write_json(d / f"{job_id}.payload", payload)
             ledger.save(d, _new_record(job_id, kind, key, spec))
-    if spawn:
+    if spawn and not _HELD:
         # Also when the queue was full: jobs queued without a runner (one that waits for
         # the model to answer again) must not keep every later job out for good.
         _spawn_runner(store_dir)
@@ -229,6 +231,60 @@ def _spawn_runner(store_dir: StoreDir) -> None:
             argv, stdin=null_io, stdout=null_io, stderr=null_io, start_new_session=True, env=env
         ).pid
     _SPAWNED.append(pid)
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """While inside, `submit` starts no runner: the caller runs what waits with `run_here`
+    (the demo and the benchmark drive the hooks in one process, and want each hook's jobs
+    done before the next prompt, as a quick background job would be)."""
+    _HELD.append(True)
+    try:
+        yield
+    finally:
+        _HELD.pop()
+
+
+def run_here(store_dir: StoreDir) -> int:
+    """Run the store's queued jobs in this process, oldest first, until none waits, jobs
+    they queue included; each recorded as the runner records it. Returns how many ran.
+
+    A job that raises is failed (or queued once more, if its kind allows a retry) with the
+    error as its reason; nothing else is caught. With every slot taken it runs nothing."""
+    import importlib
+
+    d, ran = store_dir.jobs, 0
+    if not d.is_dir():
+        return 0
+    registry = kinds()
+    cfg = ledger.load_config(store_dir)
+    with ledger.locked(d):
+        taken = ledger.take_slot(d, cfg.jobs.max_concurrent)
+    if taken is None:
+        return 0
+    slot, fd = taken
+    try:
+        while True:
+            with ledger.locked(d):
+                rec = ledger.claim(store_dir, cfg, slot)
+            if rec is None:
+                return ran
+            spec = registry.get(str(rec.get("kind")))
+            code, reason = 0, ""
+            try:
+                if spec is None:
+                    raise RoseError(f"unknown job kind {rec.get('kind')!r}")
+                payload = json.loads((d / f"{rec['id']}.payload").read_text(encoding="utf-8"))
+                module, _, name = spec.target.partition(":")
+                getattr(importlib.import_module(module), name)(JobContext(store_dir, rec, payload))
+            except Exception as exc:
+                code, reason = 1, f"{type(exc).__name__}: {exc}"
+            with ledger.locked(d):
+                ledger.finish(store_dir, rec, code, reason, [reason] if reason else [],
+                              retry=bool(spec and spec.retry))  # fmt: skip
+            ran += 1
+    finally:
+        os.close(fd)
 
 
 # -- reading it ---------------------------------------------------------------------------------
@@ -305,7 +361,7 @@ def prune_sessions(folder: Path, *, max_age_days: float = 14, keep=None) -> int:
     """
     cutoff = time.time() - max_age_days * 86400
     removed = 0
-    for path in [*folder.glob("*.json"), *folder.glob("*.log")]:
+    for path in [*folder.glob("*.json"), *folder.glob("*.jsonl"), *folder.glob("*.log")]:
         try:
             if path.stat().st_mtime >= cutoff:
                 continue

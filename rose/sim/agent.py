@@ -17,16 +17,19 @@ injected block (`rose.sim.parse.injected`) lesson by lesson, and
 
 It succeeds when every need was acted on rightly. On failure it reports symptoms (a
 subject and the wrong value, never which fact); on success a summary of what it did,
-which names details and traps but only some of its principles. A session adds the user,
-who steers after a failure by stating what was missing. A session's transcript records
-everything; its digest, what a background reflector reads, keeps the tool calls, the
-final messages and the cited lines, and only some of the other reasoning.
+which names details and traps but only some of its principles; a failed attempt has run
+its checks and seen them fail, once or twice (tool calls that failed). A session adds the
+user, who replies to a failure: half the time by stating what was missing, else first
+only that it is not right (the next attempt then has only what the host injects with the
+reply to go on), stating what was missing only when that attempt fails too. A session's
+transcript records everything; its digest, what a background reflector reads, keeps the
+tool calls, the final messages and the cited lines, and only some of the other reasoning.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rose.sim import parse, prose
@@ -40,6 +43,8 @@ CITE = 0.5  # how often the agent cites a lesson it acted on
 KEEP_REASONING = 0.3  # how much uncited reasoning a background digest keeps
 SUMMARY_HOW = 0.5  # how often a summary of finished work mentions a principle it followed
 STEER = mark(USER, "steer")
+EXPLAINS = 0.5  # how often a user who sees a failure says what was missing
+RERUN = 0.5  # how often a failed attempt runs its checks a second time before it reports
 
 
 @dataclass(frozen=True)
@@ -66,9 +71,11 @@ class Session:
     task: Task
     first: Outcome  # the agent's first attempt
     outcome: Outcome  # the final result
-    steered: bool  # the user had to supply what was missing
+    steered: bool  # the user had to reply after a failure
     digest: str  # what a background reflector reads
     transcript: str = ""  # the whole session, what a forked reflector sees
+    retried: bool = False  # the user's first reply said only that it was not right
+    attempts: int = 1  # the agent's attempts at the work, the first included
 
 
 @dataclass
@@ -108,12 +115,16 @@ def turns_of(context: Context) -> tuple[Turn, ...]:
 
 
 class Agent:
-    def __init__(self, world: World, *, seed: int = 0, decay: float = 0.05):
-        if not 0.0 <= decay <= 1.0:
-            raise ValueError(f"decay must be between 0 and 1, not {decay}")
+    def __init__(
+        self, world: World, *, seed: int = 0, decay: float = 0.05, explains: float = EXPLAINS
+    ):
+        for name, v in (("decay", decay), ("explains", explains)):
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, not {v}")
         self.world = world
         self.seed = seed
         self.decay = decay
+        self.explains = explains  # how often the user, replying to a failure, says what was missing
 
     def attention(self, age: int) -> float:
         """The chance the agent attends to a lesson `age` turns old."""
@@ -125,7 +136,7 @@ class Agent:
         loose: list[_Source] = []
         for turn in turns:
             for form, lid, text in parse.injected(turn.text):
-                if form == "lesson":
+                if form in ("lesson", "restored"):  # restored detail reads as its lesson's
                     blocks.setdefault(lid, []).append((turn.age, text))
                 elif form == "reminder":
                     reminded[lid] = min(turn.age, reminded.get(lid, turn.age))
@@ -170,6 +181,10 @@ class Agent:
             ]
             text = " ".join([f"{task.done}.", *said, mark(OUTCOME, "ok")])
         else:
+            checks = f"run the checks for {task.summary}"
+            failing = f"{len(work.failed)} of {len(task.needs)} checks failed"
+            for _ in range(1 + (d.unit("rerun") < RERUN)):  # ran them, and again after a fix
+                work.lines.append(("failed", f"Tool: {checks} (failed: {failing})"))
             symptoms = [prose.symptom(w.facts[f], wrong) for f, wrong in work.failed]
             text = " ".join([f"Could not finish {task.summary}.", *symptoms, mark(OUTCOME, "fail")])
         return Outcome(
@@ -216,26 +231,67 @@ class Agent:
             guess = value(rng, dict(THINGS)[fact.subject], fact.topic)
         return guess
 
-    def session(self, task: Task, context: Context, *, steer: bool = True) -> Session:
-        """One session on `task`: an attempt and, if it fails and `steer`, a corrected one."""
+    def session(
+        self,
+        task: Task,
+        context: Context,
+        *,
+        steer: bool = True,
+        follow_up: FollowUp | None = None,
+    ) -> Session:
+        """One session on `task`: an attempt and, if it fails and `steer`, the user's replies.
+
+        Replying to a failure, the user says what was missing (`explains` of the time, drawn
+        per task), or first only that it is not right, and says what was missing only if the
+        next attempt fails too. `follow_up`, given the transcript so far and a reply, is the
+        host's turn: it returns what the host injected with the reply (lessons, or detail
+        restored to a lesson that failed), which the next attempt reads too.
+        """
         first = self.solve(task, context)
-        record: list[tuple[str, str]] = [("user", f"User: {task.prompt}"), *first.lines]
+        record: list[tuple[str, str]] = [("user", f"User: {task.prompt}"), *_lines(first)]
         record.append(("final", f"Agent: {first.text}"))
-        final, steered = first, False
+        turns = turns_of(context)
+        final, retried = first, False
+
+        def reply(words: str) -> Outcome:
+            nonlocal turns
+            injected = follow_up(_text(record), words) if follow_up is not None else ""
+            record.append(("user", f"User: {words}"))
+            turns = (*turns, Turn(f"{injected}\n{words}" if injected else words))
+            outcome = self.solve(task, turns)
+            record.extend([*_lines(outcome), ("final", f"Agent: {outcome.text}")])
+            return outcome
+
         if not first.ok and steer:
-            supplied = " ".join(self.world.facts[f].text for f in first.missing)
-            record.append(("user", f"User: {STEER} That is not right. {supplied}"))
-            turns = (*turns_of(context), Turn(f"{STEER} {supplied}"))
-            final, steered = self.solve(task, turns), True
-            record += [*final.lines, ("final", f"Agent: {final.text}")]
-        transcript = "\n".join(line for _, line in record)
+            if Draws(self.seed, "user", task.id).unit("explains") >= self.explains:
+                retried = True
+                final = reply(f"{STEER} That is not right. It still fails; please try again.")
+            if not final.ok:
+                supplied = " ".join(self.world.facts[f].text for f in final.missing)
+                final = reply(f"{STEER} That is not right. {supplied}")
+        transcript = _text(record)
         d = Draws(self.seed, "digest", transcript)
         digest = "\n".join(
             line
             for i, (kind, line) in enumerate(record)
             if kind != "reason" or d.unit("keep", i) < KEEP_REASONING
         )
-        return Session(task, first, final, steered, digest, transcript)
+        attempts = 1 + sum(kind == "user" for kind, _ in record[1:])
+        return Session(task, first, final, attempts > 1, digest, transcript, retried, attempts)
+
+
+#: (the transcript so far, the user's reply) -> what the host injected with the reply.
+FollowUp = Callable[[str, str], str]
+
+
+def _text(record: Sequence[tuple[str, str]]) -> str:
+    return "\n".join(line for _, line in record)
+
+
+def _lines(outcome: Outcome) -> list[tuple[str, str]]:
+    """An attempt's lines as the transcript has them (each already says who: "Tool: ...",
+    with " (failed: error)" after a check that failed, or "Agent: ...")."""
+    return list(outcome.lines)
 
 
 def solve(world: World, task: Task, context: Context) -> Outcome:

@@ -177,8 +177,9 @@ class Episode:
 
 
 def episodes(world: World, agent: Agent | None = None) -> list[Episode]:
-    """Every task worked once, each served the topic lessons of the topics it needs."""
-    agent = agent or Agent(world)
+    """Every task worked once, each served the topic lessons of the topics it needs (by
+    default the user, replying to a failure, says what was missing)."""
+    agent = agent or Agent(world, explains=1.0)
     by_topic = topic_lessons(world)
     out = []
     for task in world.tasks:
@@ -201,7 +202,7 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
     cands = [candidate(v) for v in by_topic.values()]
     facts = unknown(world, task)
     key = facts[0]  # a detail: what the failures below lack
-    agent = Agent(world)
+    agent = Agent(world, explains=1.0)  # the user says what was missing
     needed = lesson(world, "n_needed", [key])
     session = agent.session(task, block([needed]))
     failed = agent.solve(task, " ".join(world.facts[f].text for f in facts[1:]))

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from rose import tokens
 from rose.sim import parse
-from rose.sim.agent import Agent
+from rose.sim.agent import Agent, Outcome, Session
 from rose.sim.markers import strip
 from rose.sim.transcript import claude_code
 from rose.sim.world import Task, World
@@ -68,12 +68,16 @@ class Host(Protocol):
     """What serves memory to the simulated agent, one session at a time.
 
     `prompt` answers with ``{"block": the injected text, "calls": model calls made on the
-    prompt's path, "model_tokens": their simulated tokens}``; `end` is handed the session's
-    transcript (Claude Code's JSONL, as the host would have written it) and answers with the
-    same counts for the work done once the session is over (``calls``, ``model_tokens``).
+    prompt's path, "model_tokens": their simulated tokens}`` (`first`: the session's first
+    prompt; else the user's reply after a failure). `stop` is told a turn ended, with the
+    transcript so far, and `end` that the session did, with all of it (Claude Code's JSONL,
+    as the host would have written it); both answer with the counts for the work they did
+    (``calls``, ``model_tokens``).
     """
 
-    def prompt(self, session: str, text: str) -> Mapping[str, Any]: ...
+    def prompt(self, session: str, text: str, *, first: bool = True) -> Mapping[str, Any]: ...
+
+    def stop(self, session: str, transcript: str) -> Mapping[str, Any]: ...
 
     def end(self, session: str, transcript: str) -> Mapping[str, Any]: ...
 
@@ -85,7 +89,10 @@ class Record:
     index: int
     task: str
     ok: bool  # the first attempt held, without the user's correction
-    steered: bool
+    steered: bool  # the user replied to a failure
+    retried: bool  # the user replied to a failure only that it was not right
+    rescued: bool  # ... and the second attempt held, with what the host injected with it
+    attempts: int  # the agent's attempts (the user's prompt, then one a reply)
     tokens: int
     frame: int
     lessons: int  # lesson pieces in the block (in full or as reminders)
@@ -94,6 +101,9 @@ class Record:
     calls: int
     model_tokens: int
     background_calls: int
+
+
+_NONE = Outcome(False, "", (), ())  # the outcome of a session not yet over
 
 
 def stream(world: World, sessions: int, seed: int) -> list[Task]:
@@ -159,10 +169,12 @@ def run(
     out: list[Record] = []
     for i, task in enumerate(stream(world, sessions, seed)):
         sid = f"sim-{seed}-{i:04d}"
+        cwd = f"/work/{world.seed}"
         served = host.prompt(sid, plain_prompt(task))
         block = str(served.get("block") or "")
-        session = agent.session(task, block)
-        ended = host.end(sid, claude_code(session, session_id=sid, cwd=f"/work/{world.seed}"))
+        later = _Replies(host, task, sid, cwd)
+        session = agent.session(task, block, follow_up=later)
+        ended = host.end(sid, claude_code(session, session_id=sid, cwd=cwd))
         held = set(world.facts_in(block))
         needed = [f for f in task.needs if f not in known]
         out.append(
@@ -171,6 +183,9 @@ def run(
                 task=task.id,
                 ok=session.first.ok,
                 steered=session.steered,
+                retried=session.retried,
+                rescued=session.retried and session.attempts == 2 and session.outcome.ok,
+                attempts=session.attempts,
                 tokens=tokens.count(block),
                 frame=frame_tokens(block),
                 lessons=sum(1 for form, _, _ in parse.injected(block) if form != "loose"),
@@ -178,12 +193,29 @@ def run(
                 present=sum(1 for f in needed if f in held),
                 calls=int(served.get("calls", 0)),
                 model_tokens=int(served.get("model_tokens", 0)),
-                background_calls=int(ended.get("calls", 0)),
+                background_calls=int(ended.get("calls", 0)) + later.calls,
             )
         )
         if progress is not None:
             progress(1)
     return out
+
+
+class _Replies:
+    """The host's turns after a failure: the turn's Stop with the transcript so far, then the
+    user's reply as a prompt; what the host injected with it goes to the next attempt."""
+
+    def __init__(self, host: Host, task: Task, session: str, cwd: str):
+        self.host, self.task, self.session, self.cwd = host, task, session, cwd
+        self.calls = 0  # the model calls they made, the stops' and the replies' prompts'
+
+    def __call__(self, so_far: str, reply: str) -> str:
+        partial = Session(self.task, _NONE, _NONE, False, "", so_far)
+        transcript = claude_code(partial, session_id=self.session, cwd=self.cwd)
+        stopped = self.host.stop(self.session, transcript)
+        answer = self.host.prompt(self.session, strip(reply), first=False)
+        self.calls += int(stopped.get("calls", 0)) + int(answer.get("calls", 0))
+        return str(answer.get("block") or "")
 
 
 def measured(records: Sequence[Record]) -> list[Record]:
@@ -204,6 +236,7 @@ def pooled(runs: Sequence[Sequence[Record]]) -> dict[str, Any]:
         "measured_from": len(runs[0]) // 2 + 1 if runs and runs[0] else None,
         "success_rate": _mean([float(r.ok) for r in after]),
         "steered_rate": _mean([float(r.steered) for r in after]),
+        "retry_success_rate": _mean([float(r.rescued) for r in after if r.retried]),
         "tokens_per_prompt": _mean([r.tokens for r in after]),
         "frame_tokens_per_prompt": _mean([r.frame for r in after]),
         "lessons_per_prompt": _mean([r.lessons for r in after]),

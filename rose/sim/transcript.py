@@ -23,16 +23,23 @@ from rose.sim.markers import TASK, drop
 
 CLAUDE_VERSION = "2.1.90"
 CODEX_VERSION = "0.128.0"
-RESULT = "done"  # what every simulated command prints
+RESULT = "done"  # what every simulated command that worked prints
+FAILED = " (failed: "  # in the record, after a command whose result was an error
 _START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
 
 def steps(session: Session) -> Iterator[tuple[str, str]]:
-    """The session's record as (kind, text): "user", "agent" or "tool", in order."""
+    """The session's record as (kind, text): "user", "agent", "tool" or "failed" (a tool
+    call whose result was an error, "Tool: command (failed: error)" in the record, as
+    "command<TAB>error"), in order."""
     for line in session.transcript.splitlines():
         head, sep, text = line.partition(": ")
         if sep and head in ("User", "Agent", "Tool"):
-            yield head.lower(), drop(text, TASK) if head == "User" else text
+            command, failed, error = text.partition(FAILED)
+            if head == "Tool" and failed and error.endswith(")"):
+                yield "failed", f"{command}\t{error[:-1]}"
+            else:
+                yield head.lower(), drop(text, TASK) if head == "User" else text
 
 
 def _line(record: dict[str, Any]) -> str:
@@ -97,14 +104,19 @@ def claude_code(session: Session, *, session_id: str, cwd: str) -> str:
         elif kind == "agent":
             record("assistant", said([{"type": "text", "text": text}]), requestId="req_sim")
         else:
+            command, _, error = text.partition("\t")
+            failed = kind == "failed"
             call = "toolu_" + clock.id("tool").replace("-", "")[:24]
-            use = {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": text}}
+            use = {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": command}}
             asked = record("assistant", said([use]), requestId="req_sim")
-            result = {"tool_use_id": call, "type": "tool_result", "content": RESULT}
+            shown = f"Error: Exit code 1\n{error}" if failed else RESULT
+            result = {"tool_use_id": call, "type": "tool_result", "content": shown}
             record(
                 "user",
-                {"role": "user", "content": [{**result, "is_error": False}]},
-                toolUseResult={"stdout": RESULT, "stderr": "", "interrupted": False},
+                {"role": "user", "content": [{**result, "is_error": failed}]},
+                toolUseResult=f"Error: Exit code 1\n{error}"
+                if failed
+                else {"stdout": RESULT, "stderr": "", "interrupted": False},
                 sourceToolAssistantUUID=asked,
             )
     return "\n".join(out) + "\n" if out else ""
@@ -148,14 +160,17 @@ def codex(session: Session, *, session_id: str, cwd: str) -> str:
             record("event_msg", {"type": "agent_message", "message": text})
             record("response_item", _message("assistant", text))
         else:
+            command, _, error = text.partition("\t")
+            code, shown = (1, error) if kind == "failed" else (0, RESULT)
             call = "call_" + clock.id("call").replace("-", "")[:24]
-            args = json.dumps({"cmd": text, "workdir": cwd}, ensure_ascii=False)
+            args = json.dumps({"cmd": command, "workdir": cwd}, ensure_ascii=False)
             record("response_item", _call(call, args))
-            end = {"type": "exec_command_end", "call_id": call, "turn_id": turn, "exit_code": 0}
-            record("event_msg", {**end, "aggregated_output": RESULT + "\n", "status": "completed"})
+            end = {"type": "exec_command_end", "call_id": call, "turn_id": turn, "exit_code": code}
+            status = "failed" if code else "completed"
+            record("event_msg", {**end, "aggregated_output": shown + "\n", "status": status})
             output = (
-                "Chunk ID: 0a1b2c\nWall time: 0.0100 seconds\nProcess exited with code 0\n"
-                f"Original token count: 1\nOutput:\n{RESULT}\n"
+                f"Chunk ID: 0a1b2c\nWall time: 0.0100 seconds\nProcess exited with code {code}\n"
+                f"Original token count: 1\nOutput:\n{shown}\n"
             )
             record(
                 "response_item", {"type": "function_call_output", "call_id": call, "output": output}
