@@ -3,7 +3,7 @@
 Locks in: each failure of a compressed lesson attaches the next claim not yet attached (no
 judge here: cheapest first) and logs the expansion for the unit's episode; once every claim
 is attached the next failure escalates to the level-0 original (logged, nothing attached);
-`delta-jump` attaches nothing and names the holder it would swap in. A failure with a
+`delta-jump` attaches its holder's whole text, `stepwise` the next lesson below. A failure with a
 level-0 lesson used is a knowledge gap (a `knowledge-gap` event, one per lesson in
 `rose status`, and its line in the text output); one served but not used is not.
 """
@@ -51,12 +51,25 @@ def test_failures_attach_the_next_claim_then_escalate_to_level_0(store: Store):
     assert store.get(fam.apex).stats.expansions == len(order)
 
 
-def test_delta_jump_names_the_holder_and_attaches_nothing(store: Store):
+def test_delta_jump_restores_the_holders_text_and_stepwise_the_next_lesson_below(store: Store):
     config.set_override(store.primary.config, "recall.strategy", "delta-jump")
     store = Store.open(store.primary.root.parent)
     fam = level1(store, 2)
     (done,) = _fail(store, fam.apex, 1)
-    assert done["chose"] == "n_orig0001" and store.get(fam.apex).patches == []
+    holder = store.get("n_orig0001")
+    assert store.get(fam.apex).patches == [holder.body.strip()]
+    assert set(done["claims"]) == {c.id for c in descend.rank(store, None, fam.apex, "x")}
+    (again,) = _fail(store, fam.apex, 2)  # the one holder is restored already: level 0
+    assert again["escalate"] == ["n_orig0001"] and len(store.get(fam.apex).patches) == 1
+
+
+def test_stepwise_restores_the_next_lesson_below_without_reading_the_manifest(store: Store):
+    config.set_override(store.primary.config, "recall.strategy", "stepwise")
+    store = Store.open(store.primary.root.parent)
+    fam = level1(store, 3)
+    (step,) = _fail(store, fam.apex, 1)
+    assert step["claims"] == [] and not step["judged"]
+    assert store.get(fam.apex).patches == [store.get("n_orig0001").body.strip()]
 
 
 def test_a_level_0_failure_is_a_knowledge_gap(store: Store):

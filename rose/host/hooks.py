@@ -149,6 +149,7 @@ def _session_start(payload: dict, roots) -> None:
     def reset(rec: dict) -> None:
         if payload.get("source") in ("clear", "compact", "startup", None):
             rec["served"] = {}  # a fresh or compacted context holds none of what we served
+            rec["restored"] = {}
         rec["transcript_path"] = str(payload.get("transcript_path") or "")
 
     _with_session(roots, payload, reset)
@@ -158,7 +159,7 @@ def _session_start(payload: dict, roots) -> None:
 
 def _pre_compact(payload: dict, roots) -> None:
     """Forget what is fresh in context; the session log keeps everything that was served."""
-    _with_session(roots, payload, lambda rec: rec.__setitem__("served", {}))
+    _with_session(roots, payload, lambda rec: rec.update(served={}, restored={}))
     if roots:
         sessions.append(roots[0][0], session_id(payload), "compact", source="pre-compact")
 
@@ -288,6 +289,16 @@ def _servable(view: dict | None) -> bool:
     return view is not None and bool(view.get("empty") or view.get("fits"))
 
 
+def _patched(result, restored: list[dict]) -> dict[str, list[str]]:
+    """The patches each lesson served in full carried (a refresher shows none of them), and
+    what descent restored to a lesson this session, served now or before."""
+    patched = {i["id"]: list(i["patch_ids"]) for i in result.full if i.get("patch_ids")}
+    for r in restored:
+        if r["patch"] not in patched.setdefault(r["lesson"], []):
+            patched[r["lesson"]].append(r["patch"])
+    return patched
+
+
 def _user_prompt_submit(payload: dict, roots) -> dict | None:
     if not roots:
         return None
@@ -303,7 +314,8 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     path = session_path(roots[0][0], sid)
     rec = load_session(path, sid)
     rec["turn"] = int(rec.get("turn", 0)) + 1
-    result = pack(view, chosen, rec, turn=rec["turn"], host=host_of(payload))
+    restored = sessions.restored(roots[0][0], sid)  # descent, for the rest of this session
+    result = pack(view, chosen, rec, turn=rec["turn"], host=host_of(payload), restored=restored)
     result.note = note
 
     def record() -> None:
@@ -311,9 +323,10 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         save_session(path, rec)
         # A unit of work begins: the session log keeps what it had in context, for its episode.
         in_context = [i["id"] for i in (*result.full, *result.refreshed, *result.fresh)]
+        # A lesson something was restored to is in context whether or not recall chose it.
+        in_context += [r["lesson"] for r in restored if r["lesson"] not in in_context]
         unit = {"turn": rec["turn"], "prompt": prompt[:PROMPT_CHARS], "served": in_context}
-        # The patches each lesson served in full carried (a refresher shows none of them).
-        patched = {i["id"]: i["patch_ids"] for i in result.full if i.get("patch_ids")}
+        patched = _patched(result, restored)
         if patched:
             unit["patched"] = patched
         # How recall chose (for precision by mode): all fit, the model chose, or it fell back.
@@ -324,7 +337,7 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         if chosen:
             append_event(Path(roots[0][0]) / "events.jsonl", "inject", _inject_event(sid, result))
 
-    if not chosen:
+    if not chosen and not result.block:
         record()
         return {"systemMessage": f"ROSE · {note}"} if kept else None
     out: dict = {"systemMessage": result.status}

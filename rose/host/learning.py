@@ -178,6 +178,34 @@ def _descend(
         store.log("descend-failed", why)
 
 
+def _restore(
+    store: Store, judge: Any, sid: str, turn: int, prompt: str, failure: str, served: list[str]
+) -> None:
+    """Descent mid-session (`rose.loop.descend.during_session`); a store it cannot read or
+    write is logged, and the reflection stands."""
+    from rose.errors import RoseError
+    from rose.loop import descend
+
+    try:
+        descend.during_session(
+            store, judge, session_id=sid, turn=turn, prompt=prompt, failure=failure,
+            served=_nodes(store, served),
+        )  # fmt: skip
+    except RoseError as exc:
+        store.log("descend-failed", {"session": sid, "turn": turn, "error": str(exc)[:300]})
+
+
+def _absorb(store: Store, sid: str, *, final: bool) -> list:
+    """Absorb the session's units into episodes, then keep what descent restored during the
+    session and the episodes show rescued (`rose.loop.descend.keep_rescues`)."""
+    from rose.loop import descend
+
+    written = store.absorb(sid, final=final)
+    if written:
+        descend.keep_rescues(store, sid, written)
+    return written
+
+
 def absorb(job: JobContext) -> None:
     """A Stop's job: judge and absorb the session's complete units of work so far."""
     p = job.payload
@@ -186,7 +214,7 @@ def absorb(job: JobContext) -> None:
     sid = str(p["session"])
     with _one_at_a_time(store, sid):
         assess_units(store, sid, str(p.get("transcript") or ""), final=final)
-        store.absorb(sid, final=final)
+        _absorb(store, sid, final=final)
 
 
 def _byte_range(path: str, start: int, end: int | None) -> tuple[int, int | None]:
@@ -257,6 +285,9 @@ def reflect_on(
             found.minted, found.outcome = minted_ids(done), done.relation
     # A digest reflector's verdicts rank with `assess`: it read no more than a digest.
     reflection.record(root, session_id, turn, found, source="background")
+    if found.failed and source != "session-end":  # the rest of the session can use detail
+        _restore(store, judge, session_id, turn, str(unit.get("prompt", "")), found.failed,
+                 list(unit.get("served") or []))  # fmt: skip
     if failed is not None:
         raise failed  # the job is marked failed, its log says why: nothing passes silently
     return found
@@ -333,7 +364,7 @@ def session_end(job: JobContext) -> None:
         except Exception as exc:  # a reflection that fails must not keep the episodes out
             failed = exc
             store.log("reflect-failed", {"session": sid, "error": f"{type(exc).__name__}: {exc}"})
-        written = store.absorb(sid, final=True)  # before pruning: nothing left unabsorbed
+        written = _absorb(store, sid, final=True)  # before pruning: nothing left unabsorbed
     data: dict[str, Any] = {
         "session": sid,
         "reason": p.get("reason", ""),

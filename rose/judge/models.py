@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rose.models import ClaimKind
+from rose.models import ClaimKind, Outcome
 
 _FAMILY = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 
@@ -230,6 +230,12 @@ class ReflectAnswer(_Answer):
         default_factory=list, description="for each served lesson: did it change what was done"
     )
     load_bearing: list[LoadBearing] = Field(default_factory=list)
+    outcome: Outcome = Field(
+        "unknown", description="how the work in these turns stands: it held, failed, or partly"
+    )
+    failure: str = Field(
+        "", description="when it failed: what went wrong, in the transcript's own words"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> ReflectAnswer:

@@ -20,11 +20,17 @@ attached, one more each attempt; `delta-jump` swaps in each candidate's holder i
 baseline). A failure at level 0 is a knowledge gap, not a compression bug: it is logged as a
 ``knowledge-gap`` event, which `rose status` lists.
 
-At session end (`after_failure`, from the learning jobs) a failed unit's compressed lessons
-get the best claim not yet attached as a trial patch for their next serving, and the unit's
-episode records the expansion (a session log ``expand`` entry). A patch served on later work
-that used the lesson and succeeded is credited as a rescue (`Episode.patch_rescues`), which
-raises the claim's prior. Attaching claims mid-session through the prompt hook is not built.
+Descent restores one step at a time (`_pick`), in the form `recall.strategy` says:
+`delta-patch` the claims the judge finds likely to explain the failure (or the best one
+not yet restored), `delta-jump` the whole text of the best one's holder,
+`stepwise` the next lesson below. Seen at session end (`after_failure`, from the learning
+jobs), a failed unit's compressed lessons get that step as a trial patch for their next
+serving, and the unit's episode records the expansion (a session log ``expand`` entry).
+Seen mid-session by a reflector (`during_session`), the step is restored for the rest of
+the session only (`sessions.restore`), and the prompt hook serves it on every later
+prompt. A patch or restored claim served on later work that used the lesson and succeeded
+is credited as a rescue (`Episode.patch_rescues`), which raises the claim's prior; a
+restored one then becomes a patch of its lesson (`keep_rescues`).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rose import tokens
 from rose.errors import MODEL_FAILURES, LessonNotFound
 from rose.events import read_events
 from rose.models import Node, claim_id
@@ -41,6 +48,9 @@ from rose.store import sessions
 from rose.store.facade import Store
 
 STRATEGIES = ("delta-patch", "delta-jump", "stepwise")
+#: A claim the judge scores this useful is likely to explain the failure: delta-patch
+#: restores every such claim at once, not one a failure.
+LIKELY = 0.7
 GAP = "knowledge-gap"
 #: How much of a failure's words a `descend` or `knowledge-gap` event keeps.
 _EXCERPT = 300
@@ -250,6 +260,42 @@ def plan(
     return attempts
 
 
+def _pick(
+    store: Store, lesson_id: str, ranked: list[Candidate], strategy: str, taken: set[str]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """What one more step of descent restores to the lesson under `strategy`, as (text, the
+    claim ids it restores) pairs, skipping texts in `taken`; [] when nothing is left.
+
+    `delta-patch`: every claim the judge found likely to explain the failure (usefulness
+    at least `LIKELY`), or else the best one; `delta-jump`: the whole text of the best
+    claim's holder (what swapping it in would add); `stepwise`: the next lesson below,
+    level by level, whatever the manifest says."""
+    if strategy == "delta-patch":
+        fresh = [c for c in ranked if c.claim.strip() not in taken]
+        likely = [c for c in fresh if c.usefulness is not None and c.usefulness >= LIKELY]
+        return [(c.claim, (c.id,)) for c in likely or fresh[:1]]
+    if strategy == "delta-jump":
+        held: dict[str, list[str]] = {}
+        for c in ranked:
+            held.setdefault(c.holder, []).append(c.id)
+        candidates = [(holder, tuple(ids)) for holder, ids in held.items()]
+    else:
+        candidates = [(i, ()) for i in _walk(_below(store, lesson_id), lesson_id) if i != lesson_id]
+    for holder, ids in candidates:
+        try:
+            text = store.get(holder).body.strip()
+        except LessonNotFound:
+            continue
+        if text and text not in taken:
+            return [(text, ids)]
+    return []
+
+
+def _ranked(store: Store, judge: Any, node: Node, failure: str, prompt: str, strategy: str):
+    """The ranking `strategy` needs: none for `stepwise`, which ignores the manifest."""
+    return [] if strategy == "stepwise" else rank(store, judge, node.id, failure, prompt=prompt)
+
+
 def after_failure(
     store: Store,
     judge: Any,
@@ -261,14 +307,13 @@ def after_failure(
     served: Iterable[Node],
     used: Iterable[str],
 ) -> list[dict]:
-    """After a unit of work failed: descend from each compressed lesson it was served, and
-    note a knowledge gap for each level-0 lesson it used. Returns what was done (as logged).
+    """After a unit of work failed (seen at session end): descend from each compressed
+    lesson it was served, and note a knowledge gap for each level-0 lesson it used.
+    Returns what was done (as logged).
 
-    A compressed lesson gets its best claim not yet attached as a trial patch (under
-    `delta-patch`; the node-swapping strategies have no form that outlives the session, so
-    they only log their choice), and the unit's episode records the expansion. A lesson
-    whose candidates are used up escalates to its level-0 nodes, logged for the demotion
-    rule to act on."""
+    A compressed lesson gets one more step of descent (`_pick`) as a trial patch for its
+    next serving, and the unit's episode records the expansion. A lesson with nothing left
+    to restore escalates to its level-0 nodes, logged for the demotion rule to act on."""
     root = str(store.primary.root)
     strategy = store.config.recall.strategy
     used = set(used)
@@ -282,22 +327,98 @@ def after_failure(
                 store.log(GAP, gap)
                 done.append({"kind": GAP, **gap})
             continue
-        ranked = rank(store, judge, node.id, failure, prompt=prompt)
+        node = store.get(node.id)  # as it is now, not as it was served
+        ranked = _ranked(store, judge, node, failure, prompt, strategy)
         event: dict[str, Any] = {**base, "strategy": strategy, "judged": _judged(ranked)}
-        if not ranked:
+        chosen = _pick(store, node.id, ranked, strategy, {p.strip() for p in node.patches})
+        if not chosen:
             event["escalate"] = level0(store, node.id)
-        elif strategy == "delta-patch":
-            best = ranked[0]
-            node = store.get(node.id)  # as it is now, not as it was served
-            node.patches = [*node.patches, best.claim]
-            store.save(node)
-            sessions.append(root, session_id, "expand", turn=turn, lesson=node.id, claim=best.id)
-            event.update(claims=[best.id], score=round(best.score, 3))
         else:
-            event["chose"] = ranked[0].holder if strategy == "delta-jump" else ""
+            node.patches = [*node.patches, *(text for text, _ in chosen)]
+            store.save(node)
+            claims = [cid for _, ids in chosen for cid in ids]
+            for cid in claims:
+                sessions.append(root, session_id, "expand", turn=turn, lesson=node.id, claim=cid)
+            event.update(claims=claims, tokens=sum(tokens.count(t) for t, _ in chosen))
         store.log("descend", event)
         done.append({"kind": "descend", **event})
     return done
+
+
+def during_session(
+    store: Store,
+    judge: Any,
+    *,
+    session_id: str,
+    turn: int,
+    prompt: str,
+    failure: str,
+    served: Iterable[Node],
+) -> list[dict]:
+    """A reflector saw the work of `turn` fail: restore one more step of descent to each
+    compressed lesson it was served, for the rest of the session (`sessions.restore`: the
+    prompt hook serves it from there on every later prompt, without the graph). A restored
+    claim served on work that then succeeds becomes a patch of its lesson
+    (`keep_rescues`); one that does not is gone when the session is. Returns what was done
+    (as logged)."""
+    from rose.store.view import render
+
+    root = str(store.primary.root)
+    strategy = store.config.recall.strategy
+    before = sessions.restored(root, session_id)
+    done: list[dict] = []
+    for node in {n.id: n for n in served}.values():
+        if node.level == 0:
+            continue  # nothing was dropped from it: a gap, for the session's end to note
+        node = store.get(node.id)
+        taken = {p.strip() for p in node.patches}
+        taken |= {r["text"].strip() for r in before if r["lesson"] == node.id}
+        ranked = _ranked(store, judge, node, failure, prompt, strategy)
+        chosen = _pick(store, node.id, ranked, strategy, taken)
+        event: dict[str, Any] = {
+            "session": session_id, "turn": turn, "lesson": node.id, "level": node.level,
+            "strategy": strategy, "judged": _judged(ranked), "during": True,
+        }  # fmt: skip
+        if not chosen:
+            event["escalate"] = level0(store, node.id)
+        else:
+            for text, ids in chosen:
+                piece = render("inject/restored", id=node.id, claims=[text])
+                sessions.restore(
+                    root, session_id, lesson=node.id, claim=ids[0] if ids else "",
+                    patch=claim_id(node.id, text), text=text, piece=piece, turn=turn,
+                )  # fmt: skip
+            claims = [cid for _, ids in chosen for cid in ids]
+            for cid in claims:
+                sessions.append(root, session_id, "expand", turn=turn, lesson=node.id, claim=cid)
+            event.update(claims=claims, tokens=sum(tokens.count(t) for t, _ in chosen))
+        store.log("descend", event)
+        done.append({"kind": "descend", **event})
+    return done
+
+
+def keep_rescues(store: Store, session_id: str, episodes: Iterable[Any]) -> list[str]:
+    """Make sticky what descent restored in this session and then rescued: a restored claim
+    served on work that used its lesson and succeeded (an episode's `patch_rescues`)
+    becomes a patch of that lesson. Returns the ids of the lessons it patched."""
+    restored = {r["patch"]: r for r in sessions.restored(str(store.primary.root), session_id)}
+    changed: dict[str, Node] = {}
+    for episode in episodes:
+        for ref in getattr(episode, "patch_rescues", []):
+            entry = restored.get(ref.claim)
+            if entry is None or entry["lesson"] != ref.lesson:
+                continue
+            try:
+                node = changed.get(ref.lesson) or store.get(ref.lesson)
+            except LessonNotFound:
+                continue  # gone since: nothing to patch
+            if entry["text"].strip() not in {p.strip() for p in node.patches}:
+                node.patches = [*node.patches, entry["text"]]
+                changed[node.id] = node
+    if changed:
+        store.write(list(changed.values()))
+        store.log("sticky", {"session": session_id, "lessons": sorted(changed)})
+    return sorted(changed)
 
 
 def _judged(ranked: list[Candidate]) -> bool:

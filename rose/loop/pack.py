@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 
 from rose import tokens
 from rose.atomic import write_json
@@ -65,6 +66,7 @@ class Pack:
         self.fresh: list[dict] = []  # still in context: skipped
         self.deferred: list[dict] = []  # did not fit this time: not served, eligible next prompt
         self.too_big: list[dict] = []  # does not fit even alone: never served as things stand
+        self.restored: list[dict] = []  # detail descent restored this session, served now
         self.cut_by = ""  # what the deferred did not fit: "budget", or the host's "size limit"
         self.host, self.most, encoding = UNKNOWN_HOST  # whom the block is for, and its bound
         self.unit = _unit(encoding)
@@ -80,6 +82,8 @@ class Pack:
         n = len(self.full)
         head = f"ROSE · {n} lesson{'s' if n != 1 else ''} · {self.tokens} tok"
         rest = []
+        if self.restored:
+            rest.append(f"{len(self.restored)} restored")
         if self.refreshed:
             rest.append(f"{len(self.refreshed)} refreshed")
         if self.fresh:
@@ -162,13 +166,21 @@ class _Fit:
 
 
 def pack(
-    view: dict, chosen: list[dict], session: dict, *, turn: int, host: str | None = None
+    view: dict,
+    chosen: list[dict],
+    session: dict,
+    *,
+    turn: int,
+    host: str | None = None,
+    restored: Sequence[dict] = (),
 ) -> Pack:
     """Decide each chosen lesson's form from the session record, and update the record.
 
     Pieces join in the chosen order while the block stays within the view's token budget
     and what `host` passes on whole ("claude", "codex"; unknown: the stricter). A lesson
-    left out is not marked served, so it stays eligible on the next prompt.
+    left out is not marked served, so it stays eligible on the next prompt. Then what
+    descent restored this session (`rose.store.sessions.restored`) joins, each piece once,
+    and again after its lesson is served in full afresh (its full form does not carry it).
     """
     fresh_turns = int(view.get("fresh_turns", 8))
     served = session.setdefault("served", {})
@@ -195,6 +207,16 @@ def pack(
         pieces.append(piece)
         (out.full if form == "full" else out.refreshed).append(item)
         served[item["id"]] = {"turn": turn, "form": form}
+    delivered = session.setdefault("restored", {})
+    for item in out.full:
+        delivered.pop(item["id"], None)
+    for r in restored:
+        if r["patch"] in delivered.get(r["lesson"], []) or fit.why_not(r["piece"]):
+            continue
+        fit.add(r["piece"])
+        pieces.append(r["piece"])
+        out.restored.append(r)
+        delivered.setdefault(r["lesson"], []).append(r["patch"])
     if pieces:
         out.block = "\n\n".join([view["head"], *pieces, view["tail"]])
         out.tokens = tokens.count(out.block)

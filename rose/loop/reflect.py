@@ -39,6 +39,7 @@ class Reflection:
     unused: list[str] = field(default_factory=list)
     spans: list[tuple[str, str]] = field(default_factory=list)  # (lesson id, sentence)
     error: str = ""  # the model call failed: nothing was learnt
+    failed: str = ""  # the reflector saw the work fail: what went wrong, in its words
 
     @property
     def produced(self) -> bool:
@@ -76,6 +77,8 @@ def reflect(
     except MODEL_FAILURES as exc:
         out.error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
         return None, out
+    if answer.outcome in ("failure", "partial"):
+        out.failed = answer.failure.strip() or answer.reason.strip() or "the work failed"
     by_id = {n.id: n for n in served}
     for use in answer.lessons:
         if use.id in by_id:

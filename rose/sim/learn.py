@@ -14,7 +14,8 @@ rank_repairs. Each reads only what its prompt shows, as a real model would.
   the digest is empty (nothing to tell from).
 - ``reflect`` reads the facts the user stated when steering (a user's words) for a lesson,
   and says of each served lesson what ``assess`` would, quoting for a used one the sentences
-  that state a fact the digest shows the agent acting on.
+  that state a fact the digest shows the agent acting on; how the work stands is the last
+  outcome the agent reported, and a failure is the agent's own report of its symptoms.
 - ``rank_repairs`` reads words only: the topics, subjects, wrong values and defaults a
   symptom names, and the same in each claim. A symptom never says which fact was
   missing, so claims sharing its topic and subject tie, and the tie is drawn.
@@ -122,6 +123,7 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     ]
     taught = list(dict.fromkeys(taught))
     uses, spans = _reflected_uses(world, prompt, digest, d)
+    standing = _standing(digest, d)
     if not taught or d.flip("found"):
         return {
             "found": False,
@@ -129,6 +131,7 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
             "lesson": None,
             "lessons": uses,
             "load_bearing": spans,
+            **standing,
         }
     draft = world.lesson(taught, verbose=True, salt=int(d.unit("salt") * 1_000_000))
     return {
@@ -142,7 +145,20 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
         },
         "lessons": uses,
         "load_bearing": spans,
+        **standing,
     }
+
+
+def _standing(digest: str, d: Draws) -> dict[str, str]:
+    """How the work stands at the end of the reflected turns (the last outcome the agent
+    reported), and on a failure the agent's own report of it, as a reflector would quote."""
+    final = last(digest, OUTCOME)
+    outcome = {"ok": "success", "fail": "failure"}.get(final or "", "unknown")
+    if outcome != "unknown" and d.flip("standing"):
+        outcome = "failure" if outcome == "success" else "success"
+    said = [ln for ln in digest.splitlines() if ln.startswith("Agent:") and last(ln, OUTCOME)]
+    failure = strip(said[-1].removeprefix("Agent:")).strip() if said and final == "fail" else ""
+    return {"outcome": outcome, "failure": failure if outcome == "failure" else ""}
 
 
 def _reflected_uses(

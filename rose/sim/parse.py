@@ -15,7 +15,8 @@ import re
 _LESSON = re.compile(r'<lesson id="([^"]*)">\n(.*?)\n</lesson>', re.DOTALL)
 _INJECTED = re.compile(
     r'<lesson id="([^"]*)"[^>]*>(.*?)</lesson>'
-    r'|<lesson-reminder id="([^"]*)">(.*?)</lesson-reminder>',
+    r'|<lesson-reminder id="([^"]*)">(.*?)</lesson-reminder>'
+    r'|<lesson-restored id="([^"]*)">(.*?)</lesson-restored>',
     re.DOTALL,
 )
 _ITEM = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
@@ -55,8 +56,8 @@ def sentences(text: str) -> list[str]:
 
 
 def injected(text: str) -> list[tuple[str, str, str]]:
-    """`text` as (form, lesson id, text) pieces: ``lesson`` and ``reminder`` elements, and
-    the ``loose`` text between them (id "")."""
+    """`text` as (form, lesson id, text) pieces: ``lesson``, ``reminder`` and ``restored``
+    (detail restored to a lesson) elements, and the ``loose`` text between them (id "")."""
     out: list[tuple[str, str, str]] = []
     pos = 0
     for m in _INJECTED.finditer(text):
@@ -64,8 +65,10 @@ def injected(text: str) -> list[tuple[str, str, str]]:
             out.append(("loose", "", text[pos : m.start()]))
         if m.group(1) is not None:
             out.append(("lesson", m.group(1), m.group(2)))
-        else:
+        elif m.group(3) is not None:
             out.append(("reminder", m.group(3), m.group(4)))
+        else:
+            out.append(("restored", m.group(5), m.group(6)))
         pos = m.end()
     if text[pos:].strip():
         out.append(("loose", "", text[pos:]))

@@ -27,6 +27,12 @@ Entries (``t`` says which):
 - ``minted``: a reflection stored (or folded) a lesson (``id``, ``source``);
 - ``reflected``: a reflection finished (``produced``: whether it found anything).
 
+Beside it, `sessions/<session>.restored.jsonl` (append-only too) holds what descent restored
+for the rest of the session when a reflector saw the work fail: one line a claim
+(``lesson``, ``claim``: the restored claim's id, ``patch``: its id as a patch of that lesson,
+``text``, ``piece``: the block the prompt hook serves, ``turn``). The prompt hook reads it
+on every prompt; a job writes it.
+
 Standard library only: the prompt hook appends here on every prompt.
 """
 
@@ -109,3 +115,34 @@ def sessions(store_root: str | Path) -> list[str]:
         return sorted(p[: -len(".log")] for p in os.listdir(folder) if p.endswith(".log"))
     except FileNotFoundError:
         return []
+
+
+def restored_path(store_root: str | Path, session_id: str) -> Path:
+    return Path(store_root) / "sessions" / f"{safe_id(session_id)}.restored.jsonl"
+
+
+def restore(store_root: str | Path, session_id: str, **entry: object) -> None:
+    """Restore a claim to a lesson for the rest of the session (see the module's docstring)."""
+    record = {"time": now_iso(), **entry}
+    append_line(restored_path(store_root, session_id), json.dumps(record, ensure_ascii=False))
+
+
+def restored(store_root: str | Path, session_id: str) -> list[dict]:
+    """What descent restored in this session, oldest first (a torn line is skipped)."""
+    try:
+        with open(restored_path(store_root, session_id), encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and all(isinstance(rec.get(k), str) for k in _RESTORED):
+            out.append(rec)
+    return out
+
+
+_RESTORED = ("lesson", "patch", "text", "piece")
