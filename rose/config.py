@@ -85,6 +85,15 @@ class Compress(_Section):
             " to validation, checked after a compression is accepted."
         ),
     )
+    repair_after: int = Field(
+        3,
+        ge=1,
+        description=(
+            "Rescues of one lesson by the same dropped claim (failures it turned, successful"
+            " uses its patch was served on) after which the claim is folded into the lesson's"
+            " body and leaves its manifest."
+        ),
+    )
 
 
 class Descend(_Section):
