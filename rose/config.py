@@ -94,6 +94,14 @@ class Compress(_Section):
             " body and leaves its manifest."
         ),
     )
+    demote_after: int = Field(
+        3,
+        ge=1,
+        description=(
+            "Failures in a row of work that used a compression, with no rescue by descent in"
+            " between, after which it is demoted and what it was derived from serves again."
+        ),
+    )
 
 
 class Descend(_Section):

@@ -4,7 +4,7 @@
   each unit not yet recorded is judged (`assess`, on a digest of its own part of the
   transcript, with the lessons it was served), the lesson ids the agent cited are noted,
   and its episode is written once; then what the new episodes show is acted on (`heal`:
-  repair). ``session-end`` then reflects once over what no reflection has read
+  repair, demotion). ``session-end`` then reflects once over what no reflection has read
   yet, so a session with no nudge still mints its lessons.
 - ``reflect`` (a nudge in background mode): a digest of the transcript since the last
   reflection, one `reflect` call, the lesson it found consolidated, its verdicts logged.
@@ -181,11 +181,12 @@ def _descend(
 
 def heal(store: Store, written: Sequence[Episode]) -> None:
     """What new episodes show, acted on: claims that kept rescuing a lesson folded back
-    (`rose.loop.repair`). A store it cannot write is logged; the episodes stay written."""
+    (`rose.loop.repair`), compressions that kept failing demoted (`rose.loop.demote`). A
+    store it cannot write is logged; the episodes stay written."""
     from rose.errors import RoseError
-    from rose.loop import repair
+    from rose.loop import demote, repair
 
-    for name, stage in (("repair", repair.after_episodes),):
+    for name, stage in (("repair", repair.after_episodes), ("demote", demote.after_episodes)):
         try:
             stage(store, written)
         except RoseError as exc:
