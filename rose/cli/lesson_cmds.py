@@ -83,7 +83,12 @@ def tree(
     family: str = typer.Option(
         None, "--family", "-f", help="Only this family (spelled as for `rose add`)."
     ),
-    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show each lesson's gist."),
+    verbose: bool = typer.Option(
+        False,
+        "-v",
+        "--verbose",
+        help="Show each lesson's gist, its patches, and each dropped claim's rescues.",
+    ),
     recent: bool = typer.Option(False, "--recent", help="Most recently changed first, with ages."),
     dot: bool = typer.Option(False, "--dot", help="Print Graphviz DOT instead of text."),
 ) -> None:
