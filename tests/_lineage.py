@@ -27,29 +27,29 @@ VERBOSE = f"Retrying remote calls. {FIRST} {SECOND} {THIRD} We learnt this the h
 _CLOCK = itertools.count(1)
 
 
+def _l0_l1() -> tuple[Node, Node]:
+    l0 = Node(id=L0, family="retry", title="Retries", body=VERBOSE, status="superseded",
+              parents=[L1])  # fmt: skip
+    l1 = Node(id=L1, family="retry", title="Retries", level=1, origin="compression",
+              body=f"Retry remote calls with backoff. {THIRD}", derived_from=[L0],
+              dropped=[Claim(claim=FIRST, kind="parameter", holder=L0),
+                       Claim(claim=SECOND, kind="caveat", holder=L0)])  # fmt: skip
+    return l0, l1
+
+
 def two_levels(store: Store) -> None:
     """L0 and its compression L1, the apex, which dropped FIRST and SECOND (held by L0)."""
-    store.write(
-        [
-            Node(id=L0, family="retry", title="Retries", body=VERBOSE, status="superseded",
-                 parents=[L1]),
-            Node(id=L1, family="retry", title="Retries", level=1, origin="compression",
-                 body=f"Retry remote calls with backoff. {THIRD}", derived_from=[L0],
-                 dropped=[Claim(claim=FIRST, kind="parameter", holder=L0),
-                          Claim(claim=SECOND, kind="caveat", holder=L0)]),
-        ]
-    )  # fmt: skip
+    store.write(list(_l0_l1()))
 
 
 def three_levels(store: Store) -> None:
     """`two_levels` compressed once more: L2, the apex, dropped THIRD (held by L1)."""
-    two_levels(store)
-    l1 = store.get(L1)
+    l0, l1 = _l0_l1()
     l1.status, l1.parents = "superseded", [L2]
     l2 = Node(id=L2, family="retry", title="Retries", level=2, origin="compression",
               body="Retry remote calls with backoff.", derived_from=[L1],
               dropped=[Claim(claim=THIRD, kind="parameter", holder=L1)])  # fmt: skip
-    store.write([l1, l2])
+    store.write([l0, l1, l2])
 
 
 def patch(store: Store, lesson: str, text: str) -> str:

@@ -52,7 +52,6 @@ def test_the_claim_is_folded_at_the_threshold_and_not_one_below(store: Store):
     assert (event["lesson"], event["claim"], event["rescues"]) == (L1, claim_id(L1, FIRST), 3)
     assert (event["owner"], event["holder"], event["patch"]) == (L1, L0, True)
     assert [c.claim for c in descend.rank(store, None, L1, "it failed")] == [SECOND]
-    store.reindex()
     assert repair.due(store) == []  # folded once: nothing is due again
 
 

@@ -271,8 +271,8 @@ def after_failure(
     A compressed lesson gets its best claim not yet attached as a trial patch (under
     `delta-patch`; the node-swapping strategies have no form that outlives the session, so
     they only log their choice), and the unit's episode records the expansion. A lesson
-    whose candidates are used up escalates to its level-0 nodes, logged for the demotion
-    rule to act on."""
+    whose candidates are used up escalates to its level-0 nodes, which is only logged:
+    demotion (`rose.loop.demote`) counts the failures themselves, from the episodes."""
     root = str(store.primary.root)
     strategy = store.config.recall.strategy
     used = set(used)
