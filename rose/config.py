@@ -85,6 +85,23 @@ class Compress(_Section):
             " to validation, checked after a compression is accepted."
         ),
     )
+    repair_after: int = Field(
+        3,
+        ge=1,
+        description=(
+            "Rescues of one lesson by the same dropped claim (failures it turned, successful"
+            " uses its patch was served on) after which the claim is folded into the lesson's"
+            " body and leaves its manifest."
+        ),
+    )
+    demote_after: int = Field(
+        3,
+        ge=1,
+        description=(
+            "Failures in a row of work that used a compression, with no rescue by descent in"
+            " between, after which it is demoted and what it was derived from serves again."
+        ),
+    )
 
 
 class Descend(_Section):

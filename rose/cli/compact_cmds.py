@@ -1,4 +1,4 @@
-"""Compression commands: compact."""
+"""Compression commands: compact, repair."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rose.cli._out import emit_json
 
 def register(app: typer.Typer) -> None:
     app.command("compact")(compact)
+    app.command("repair")(repair)
 
 
 def compact(
@@ -81,3 +82,29 @@ def _line(a) -> str:
     elif a.held_out_note:
         tail += f"; {a.held_out_note}"
     return head + tail
+
+
+def repair(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what is due; change nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Fold back into its lesson each dropped claim that keeps rescuing it.
+
+    A claim is due when it rescued an apex compress.repair_after times (failures it turned,
+    successful uses it was served on as the apex's patch). It is appended to the lesson's
+    body and leaves its manifest and its patches. The learning jobs do this at each
+    session's end, for the lessons its episodes name; this runs it over every apex.
+    """
+    from rose.loop import repair as stage
+    from rose.store.facade import Store
+
+    done = stage.repair(Store.open(), dry_run=dry_run)
+    if as_json:
+        emit_json([dataclasses.asdict(r) for r in done])
+        return
+    verb = "due" if dry_run else "folded back"
+    for r in done:
+        where = "a patch" if not r.owner else f"dropped by {r.owner}, held by {r.holder}"
+        typer.echo(f"{r.lesson}: {verb} ({r.rescues} rescues; {where}): {r.text}")
+    if not done:
+        typer.echo("nothing to repair: no dropped claim has rescued a lesson often enough")

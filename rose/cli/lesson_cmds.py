@@ -1,4 +1,4 @@
-"""Lesson commands: add, tree."""
+"""Lesson commands: add, tree, archive."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import typer
 def register(app: typer.Typer) -> None:
     app.command("add")(add)
     app.command("tree")(tree)
+    app.command("archive")(archive)
 
 
 _LATER = {
@@ -82,7 +83,12 @@ def tree(
     family: str = typer.Option(
         None, "--family", "-f", help="Only this family (spelled as for `rose add`)."
     ),
-    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show each lesson's gist."),
+    verbose: bool = typer.Option(
+        False,
+        "-v",
+        "--verbose",
+        help="Show each lesson's gist, its patches, and each dropped claim's rescues.",
+    ),
     recent: bool = typer.Option(False, "--recent", help="Most recently changed first, with ages."),
     dot: bool = typer.Option(False, "--dot", help="Print Graphviz DOT instead of text."),
 ) -> None:
@@ -99,3 +105,19 @@ def tree(
         typer.echo("no lessons yet" + (f" in family {family}" if family else ""))
     else:
         typer.echo(render_text(dag, verbose=verbose, recent=recent))
+
+
+def archive(
+    lesson_id: str = typer.Argument(..., metavar="ID", help="The lesson (a unique prefix)."),
+) -> None:
+    """Archive a lesson by hand: recall never serves it again.
+
+    It stays on disk and in `rose tree`. The lessons it was derived from keep their status
+    (served through it, they go with it). Edit its `status` back to serve it again; ROSE
+    never archives a lesson itself.
+    """
+    from rose.loop.archive import archive as put_away
+    from rose.store.facade import Store
+
+    done = put_away(Store.open(), lesson_id)
+    typer.echo(f"archived {done.id}  {done.title}  (was {done.was}); recall no longer serves it")

@@ -3,8 +3,9 @@
 - ``absorb`` (a Stop, once a unit of work is complete) and ``session-end`` (every unit left):
   each unit not yet recorded is judged (`assess`, on a digest of its own part of the
   transcript, with the lessons it was served), the lesson ids the agent cited are noted,
-  and its episode is written once. ``session-end`` then reflects once over what no
-  reflection has read yet, so a session with no nudge still mints its lessons.
+  and its episode is written once; then what the new episodes show is acted on (`heal`:
+  repair, demotion). ``session-end`` then reflects once over what no reflection has read
+  yet, so a session with no nudge still mints its lessons.
 - ``reflect`` (a nudge in background mode): a digest of the transcript since the last
   reflection, one `reflect` call, the lesson it found consolidated, its verdicts logged.
 - ``reflect-fork`` (a nudge in fork mode, Claude Code): the session resumed as a fork that
@@ -35,7 +36,7 @@ from rose.store import sessions
 if TYPE_CHECKING:
     from rose.host.jobs import JobContext
     from rose.host.transcript import Step, Transcript
-    from rose.models import Node
+    from rose.models import Episode, Node
     from rose.store.facade import Store
 
 #: Characters of a prompt compared when finding a unit's part of the transcript.
@@ -206,6 +207,20 @@ def _absorb(store: Store, sid: str, *, final: bool) -> list:
     return written
 
 
+def heal(store: Store, written: Sequence[Episode]) -> None:
+    """What new episodes show, acted on: claims that kept rescuing a lesson folded back
+    (`rose.loop.repair`), compressions that kept failing demoted (`rose.loop.demote`). A
+    store it cannot write is logged; the episodes stay written."""
+    from rose.errors import RoseError
+    from rose.loop import demote, repair
+
+    for name, stage in (("repair", repair.after_episodes), ("demote", demote.after_episodes)):
+        try:
+            stage(store, written)
+        except RoseError as exc:
+            store.log(f"{name}-failed", {"error": str(exc)[:300]})
+
+
 def absorb(job: JobContext) -> None:
     """A Stop's job: judge and absorb the session's complete units of work so far."""
     p = job.payload
@@ -214,7 +229,8 @@ def absorb(job: JobContext) -> None:
     sid = str(p["session"])
     with _one_at_a_time(store, sid):
         assess_units(store, sid, str(p.get("transcript") or ""), final=final)
-        _absorb(store, sid, final=final)
+        written = _absorb(store, sid, final=final)
+    heal(store, written)
 
 
 def _byte_range(path: str, start: int, end: int | None) -> tuple[int, int | None]:
@@ -365,6 +381,7 @@ def session_end(job: JobContext) -> None:
             failed = exc
             store.log("reflect-failed", {"session": sid, "error": f"{type(exc).__name__}: {exc}"})
         written = _absorb(store, sid, final=True)  # before pruning: nothing left unabsorbed
+    heal(store, written)
     data: dict[str, Any] = {
         "session": sid,
         "reason": p.get("reason", ""),

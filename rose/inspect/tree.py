@@ -7,26 +7,39 @@ from datetime import datetime, timezone
 
 import networkx as nx
 
+from rose.models import claim_id
 from rose.store.facade import Store
 
 
 def build(store: Store, family: str | None = None) -> nx.DiGraph:
-    """The DAG (parent → child, toward detail) with lesson fields and own dropped claims."""
+    """The DAG (parent → child, toward detail) with lesson fields, own dropped claims and
+    patches, each with its rescues: the failures a claim turned (folded from the episodes)
+    plus the successful uses its text was served on as a lesson's patch."""
     with store.graph() as g:
         lessons = g.q("lessons_all")
         edges = g.q("edges_all")
         ids = [r["id"] for r in lessons]
         claims = g.q("claims_of", ids=ids) if ids else []
+        patched = g.q("patches_of", ids=ids) if ids else []
     dag = nx.DiGraph()
     for r in lessons:
         if family is None or r["family"] == family:
-            dag.add_node(r["id"], **r, dropped=[])
+            dag.add_node(r["id"], **r, dropped=[], patches=[])
     dag.add_edges_from(
         (e["parent"], e["child"]) for e in edges if e["parent"] in dag and e["child"] in dag
     )
+    served: dict[str, int] = {}  # claim text -> successful uses it was served on as a patch
+    for r in patched:
+        counts = {a: int(n) for a, _, n in (v.rpartition("|") for v in r["patch_rescues"] or [])}
+        for text in r["patches"] or []:
+            n = counts.get(claim_id(r["id"], text), 0)
+            served[text.strip()] = served.get(text.strip(), 0) + n
+            if r["id"] in dag:
+                dag.nodes[r["id"]]["patches"].append({"claim": text, "rescues": n})
     for c in claims:
         if c["owner"] in dag:
-            dag.nodes[c["owner"]]["dropped"].append(c)
+            rescues = int(c["rescues"] or 0) + served.get(c["claim"].strip(), 0)
+            dag.nodes[c["owner"]]["dropped"].append({**c, "rescues": rescues})
     return dag
 
 
@@ -77,8 +90,7 @@ def render_text(dag: nx.DiGraph, *, verbose: bool = False, recent: bool = False)
             lines.append(f"{pad}    scope not judged yet: filed where it was added; a job asks")
         if verbose and "reconcile" in marks:
             lines.append(f"{pad}    not reconciled yet: the model was unavailable; a job does it")
-        for c in a["dropped"]:
-            lines.append(f"{pad}    − dropped {c['kind']}: {c['claim']}  (held by {c['holder']})")
+        lines.extend(_manifest(a, pad + "    ", verbose))
         for child in sorted(dag.successors(n), key=lambda c: (-dag.nodes[c]["level"], c)):
             walk(child, depth + 1)
 
@@ -91,6 +103,17 @@ def render_text(dag: nx.DiGraph, *, verbose: bool = False, recent: bool = False)
     for n in sorted(set(dag) - seen):  # only reachable when the links form a cycle
         walk(n, 1)
     return "\n".join(lines)
+
+
+def _manifest(a: dict, pad: str, verbose: bool) -> list[str]:
+    """A lesson's dropped claims with their holders; verbose: their rescues, and its patches."""
+    out = []
+    for c in a["dropped"]:
+        held = f"held by {c['holder']}" + (f" · rescued {c['rescues']}" if verbose else "")
+        out.append(f"{pad}− dropped {c['kind']}: {c['claim']}  ({held})")
+    for p in a["patches"] if verbose else ():
+        out.append(f"{pad}+ patch: {p['claim']}  (rescued {p['rescues']})")
+    return out
 
 
 def render_dot(dag: nx.DiGraph) -> str:

@@ -149,7 +149,8 @@ def _usefulness(judge: Any, prompt: str, failure: str, rows: list[dict]) -> dict
 def rank(
     store: Store, judge: Any, lesson_id: str, failure_text: str, *, prompt: str = ""
 ) -> list[Candidate]:
-    """The claims dropped below `lesson_id` that it does not carry as patches, best first.
+    """The claims dropped below `lesson_id` that it neither carries as patches nor holds in
+    its body (folded back by repair), best first.
 
     `judge` is a `rose.judge.calls.Judge`, or None: then (as on any model failure) the
     ranking is by prior and cost alone."""
@@ -158,11 +159,14 @@ def rank(
 
 def _rank(store: Store, judge: Any, top: dict, failure_text: str, prompt: str) -> list[Candidate]:
     carried = {p.strip() for p in top["patches"] or []}
+    body = top.get("body") or ""
     rows: list[dict] = []
     seen: set[str] = set()
     for r in store.read("descent_candidates", id=top["id"]):
         text = r["claim"].strip()
-        if text in carried or text in seen:
+        # Repair folds a claim dropped below into this lesson's body word for word; the
+        # lower lesson's manifest still lists it (true of that lesson), so it is skipped here.
+        if text in carried or text in seen or text in body:
             continue
         seen.add(text)
         rows.append(r)
@@ -313,7 +317,8 @@ def after_failure(
 
     A compressed lesson gets one more step of descent (`_pick`) as a trial patch for its
     next serving, and the unit's episode records the expansion. A lesson with nothing left
-    to restore escalates to its level-0 nodes, logged for the demotion rule to act on."""
+    to restore escalates to its level-0 nodes, which is only logged: demotion
+    (`rose.loop.demote`) counts the failures themselves, from the episodes."""
     root = str(store.primary.root)
     strategy = store.config.recall.strategy
     used = set(used)

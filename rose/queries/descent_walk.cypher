@@ -1,5 +1,6 @@
-// A node and everything below it with the links descent walks: each lesson's level and children.
+// A node and everything below it with the links descent walks: each lesson's level and
+// children, and what it carries (body, patches) so descent never offers what it holds.
 MATCH (r:Lesson {id: $id})-[:DERIVED_FROM*0..30]->(d:Lesson)
-RETURN DISTINCT d.id AS id, d.level AS level, d.derived_ids AS derived, d.patches AS patches,
-       d.patch_rescues AS patch_rescues
+RETURN DISTINCT d.id AS id, d.level AS level, d.derived_ids AS derived, d.body AS body,
+       d.patches AS patches, d.patch_rescues AS patch_rescues
 ORDER BY id;
