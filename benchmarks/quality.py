@@ -19,6 +19,10 @@ empty store and mints its lessons from the sessions themselves. The arms:
 - ``rose``: ROSE as it is, through its real hooks (`rose.host.drive`), from an empty store:
   the prompt hook's recall, the session log, and at the session's end its transcript judged
   (`assess`), its episode written, a reflection minting lessons, consolidation;
+- ``rose-jump``, ``rose-stepwise``: ROSE descending by `delta-jump` (a failed compressed
+  lesson gets the whole text of the lesson holding the detail it dropped) or `stepwise`
+  (the next lesson below, whatever the manifest says: the baseline) instead of
+  `delta-patch` (the dropped claims the judge finds likely to explain the failure);
 - ``rose-seeded``: the same, starting from the world's lessons as the reference arms do;
 - ``rose-noise10``, ``rose-noise20``: ROSE with 10 % / 20 % of the model's judgements
   wrong (the agent and the world unchanged); rose-noise20 only when asked for.
@@ -26,8 +30,9 @@ empty store and mints its lessons from the sessions themselves. The arms:
 Figures are the world's (`rose.sim.scoreboard`), after warm-up (the second half of each
 stream), pooled over the seeds: first-attempt task success, injected tokens per prompt
 (frame apart), recall (needed facts in the block), model calls per prompt on the prompt's
-path and per session in the background, simulated model tokens, and the tasks an arm
-failed that `none` solved on the same stream. Precision, levels, compressions, rescues,
+path and per session in the background, simulated model tokens, the share of retries that
+held (the user only said "that is not right": what the host injected with the reply is all
+that changed), and the tasks an arm failed that `none` solved on the same stream. Precision, levels, compressions, rescues,
 merges, conflicts and routing are null until their stages are built. Targets from
 ARCHITECTURE.md are printed beside ROSE's figures; a miss is reported, never an error.
 Results are written to --out (default benchmarks/results/) as JSON with the parameters
@@ -61,9 +66,11 @@ from rose.store import view as recall_view
 from rose.store.facade import Store
 
 HERE = Path(__file__).resolve().parent
-ARMS = ("none", "flat", "topk", "collapsed", "rose", "rose-noise10")
+ARMS = ("none", "flat", "topk", "collapsed", "rose", "rose-jump", "rose-stepwise", "rose-noise10")
 OPTIONAL = ("rose-seeded", "rose-noise20")
 NOISE_ARMS = {"rose-noise10": 0.10, "rose-noise20": 0.20}
+#: The ROSE arms that descend another way (`recall.strategy`); `rose` is delta-patch.
+STRATEGY_ARMS = {"rose-jump": "delta-jump", "rose-stepwise": "stepwise"}
 #: The ROSE arms that start from the world's lessons rather than an empty store.
 SEEDED_ARMS = ("rose-seeded",)
 STAGE_FIGURES = ["background_calls_per_session", *(k for keys in FIGURES.values() for k in keys)]
@@ -203,7 +210,9 @@ def run_seed(
     for arm in (a for a in arms if a.startswith("rose")):
         model = simulated_model(seed=seed, size=size, noise=NOISE_ARMS.get(arm, noise))
         start = lessons if arm in SEEDED_ARMS else ()
-        with HookHost(work / f"seed{seed}-{arm}", model=model, lessons=start) as rose:
+        settings = {"recall.strategy": STRATEGY_ARMS[arm]} if arm in STRATEGY_ARMS else {}
+        folder = work / f"seed{seed}-{arm}"
+        with HookHost(folder, model=model, lessons=start, settings=settings) as rose:
             records = play(rose)
             figures = rose.metrics()
         out[arm] = (records, figures)
@@ -305,7 +314,7 @@ def _shown(measure: str, value: float | None) -> str:
 def _fmt(key: str, value: Any) -> str:
     if value is None:
         return "—"
-    if key in ("success_rate", "recall", "precision"):
+    if key in ("success_rate", "recall", "precision", "retry_success_rate"):
         return f"{value:.1%}"
     if key in ("model_calls_per_prompt", "background_calls_per_session"):
         return f"{value:.2f}"
@@ -321,6 +330,9 @@ COLUMNS = (
     ("calls/prompt", "model_calls_per_prompt"),
     ("bg calls/session", "background_calls_per_session"),
     ("model tok/prompt", "model_tokens_per_prompt"),
+    ("retry held", "retry_success_rate"),
+    ("compressed", "compressions_accepted"),
+    ("rescues", "rescues"),
     ("worse than none", "worse_than_none"),
 )
 

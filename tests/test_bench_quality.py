@@ -27,7 +27,7 @@ pytestmark = pytest.mark.graph
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "quality.py"
 PNG = b"\x89PNG\r\n\x1a\n"
-ARMS = ["none", "flat", "topk", "collapsed", "rose", "rose-noise10"]
+ARMS = ["none", "flat", "topk", "collapsed", "rose", "rose-jump", "rose-stepwise", "rose-noise10"]
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
@@ -54,6 +54,9 @@ def test_json_shape_every_arm_every_key_and_a_results_file(tmp_path: Path):
     arms = result["arms"]
     assert arms["none"]["tokens_per_prompt"] == 0
     assert arms["flat"]["tokens_per_prompt"] > arms["topk"]["tokens_per_prompt"] > 0
+    strategies = {a: arms[a]["strategy"] for a in ("rose", "rose-jump", "rose-stepwise")}
+    assert strategies == {"rose": "delta-patch", "rose-jump": "delta-jump",
+                          "rose-stepwise": "stepwise"}  # fmt: skip
     assert 2 <= arms["rose"]["episodes"] <= 6 and 0 <= arms["rose"]["precision"] <= 1
     names = [t["target"] for t in result["targets"]]
     assert len(names) == 7 and all(t["verdict"] for t in result["targets"])

@@ -321,6 +321,7 @@ class HookHost:
             "precision": round(sum(r["used"] for r in served) / n_served, 4) if n_served else None,
             "conflicts": len(conflicts),
             "rescues": int(rescued["n"]),
+            "strategy": store.config.recall.strategy,  # how descent restored detail
         }
         if STAGES["compression"]:
             done = held_out_summary(store)
