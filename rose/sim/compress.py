@@ -6,9 +6,9 @@ a fact in an evidence span or a preserve hint is never dropped; with no evidence
 all it drops at most one. It declares what it removed the way the prompt asks: each
 filler sentence as an anecdote (kind `example`), each rationale a terse rewrite cut off
 as a claim of its own (kind `other`), each dropped fact in its terse form; the
-``under_report`` knob leaves that share of them undeclared; the ``noise`` knob makes it cut one protected fact too, and
-the ``over_cut`` knob makes it keep cutting past the budget, each unprotected fact with
-that chance, evidence or none.
+``under_report`` knob leaves that share of them undeclared; the ``noise`` knob makes it
+cut one protected fact too, and the ``over_cut`` knob makes it keep cutting past the
+budget, each unprotected fact with that chance, evidence or none.
 
 What it reads: the lesson's facts (their markers, beside the words that state them), and
 the facts the evidence and preserve hints carry or state in words (a judge's reason may
@@ -41,7 +41,7 @@ def compress(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     removed = [{"claim": s, "kind": "example"} for s in sentences if s not in kept]
     if tokens.count(" ".join(kept)) > limit:
         shorter = [_terse(world, s) for s in kept]
-        removed += [_rationale(world, s) for s, t in zip(kept, shorter) if t != s]
+        removed += [_rationale(world, s) for s, t in zip(kept, shorter, strict=True) if t != s]
         kept = shorter
     dropped: list[str] = []
     pool = sorted(
