@@ -33,9 +33,10 @@ from rose import config
 from rose.atomic import write_text
 from rose.errors import RoseError
 from rose.host import hooks
-from rose.host.jobs import JobContext
+from rose.host.jobs import JobContext, jobs
 from rose.host.learning import session_end
 from rose.loop.compress import compress_job, held_out_summary
+from rose.loop.counterfactual import agreement, counterfactual_job
 from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
@@ -81,7 +82,7 @@ MODULES: dict[str, str] = {
 #: The figures a stage owns: None until it is built.
 FIGURES: dict[str, tuple[str, ...]] = {
     "reflection": ("minted",),
-    "attribution": ("precision",),
+    "attribution": ("precision", "counterfactual_agreement"),
     "consolidation": ("conflicts",),
     "compression": ("compressions_accepted", "compressions_rejected", "held_out_pass_rate"),
     "merges": ("merges",),
@@ -274,8 +275,20 @@ class HookHost:
         session_end(job)
         if STAGES["compression"]:
             compress_job(job)  # what the queued `compress` job does, here at once
+        if self._queued(session, "counterfactual"):
+            counterfactual_job(job)  # likewise, when the session end queued it
         calls, spent = self.tally.take()
         return {"calls": calls, "model_tokens": spent}
+
+    def _queued(self, session: str, kind: str) -> bool:
+        """Whether the session's end queued a job of `kind` (the demo runs no runner)."""
+        mine = f"{session}:{kind}:"
+        return any(
+            r.get("kind") == kind
+            and r.get("state") == "queued"
+            and str(r.get("key")).startswith(mine)
+            for r in jobs(StoreDir(self.root, "project"))
+        )
 
     # -- what the store holds ---------------------------------------------------------------
 
@@ -312,6 +325,9 @@ class HookHost:
             out["compressions_accepted"] = done["accepted"]
             out["compressions_rejected"] = done["rejected"]
             out["held_out_pass_rate"] = done["held_out_pass_rate"]
+        checked = agreement(store)
+        out["counterfactual_agreement"] = checked["agreement"]
+        out["counterfactual_checked"] = checked["checked"]
         if not any(STAGES[s] for s in BACKGROUND):
             out["background_calls_per_session"] = None
         for stage, names in FIGURES.items():
