@@ -32,8 +32,10 @@ stream), pooled over the seeds: first-attempt task success, injected tokens per 
 (frame apart), recall (needed facts in the block), model calls per prompt on the prompt's
 path and per session in the background, simulated model tokens, the share of retries that
 held (the user only said "that is not right": what the host injected with the reply is all
-that changed), and the tasks an arm failed that `none` solved on the same stream. Precision, levels, compressions, rescues,
-merges, conflicts and routing are null until their stages are built. Targets from
+that changed), and the tasks an arm failed that `none` solved on the same stream; ``cf
+agree`` is how often counterfactual checks agreed with attribution
+(`rose.loop.counterfactual`). Precision, levels, compressions, rescues, merges, conflicts
+and routing are null until their stages are built. Targets from
 ARCHITECTURE.md are printed beside ROSE's figures; a miss is reported, never an error.
 Results are written to --out (default benchmarks/results/) as JSON with the parameters
 and the commit, and beside it a PNG of tokens per prompt and success over the stream, one
@@ -314,7 +316,13 @@ def _shown(measure: str, value: float | None) -> str:
 def _fmt(key: str, value: Any) -> str:
     if value is None:
         return "—"
-    if key in ("success_rate", "recall", "precision", "retry_success_rate"):
+    if key in (
+        "success_rate",
+        "recall",
+        "precision",
+        "retry_success_rate",
+        "counterfactual_agreement",
+    ):
         return f"{value:.1%}"
     if key in ("model_calls_per_prompt", "background_calls_per_session"):
         return f"{value:.2f}"
@@ -327,6 +335,7 @@ COLUMNS = (
     ("frame", "frame_tokens_per_prompt"),
     ("recall", "recall"),
     ("precision", "precision"),
+    ("cf agree", "counterfactual_agreement"),
     ("calls/prompt", "model_calls_per_prompt"),
     ("bg calls/session", "background_calls_per_session"),
     ("model tok/prompt", "model_tokens_per_prompt"),

@@ -67,6 +67,18 @@ class Graph(_Section):
     )
 
 
+class Attribute(_Section):
+    counterfactual_calls: int = Field(
+        6,
+        ge=0,
+        description=(
+            "Model calls one run of counterfactual checks may make (the job after a session,"
+            " or `rose attribute --counterfactual`): each probe and each judgement counts, at"
+            " most three a served lesson checked; 0 turns the checks off."
+        ),
+    )
+
+
 class Compress(_Section):
     max_level: int = Field(6, ge=1, description="No compression above this level.")
     min_successes: int = Field(
@@ -183,6 +195,7 @@ class Config(_Section):
     model: str = Field("", description="Model name passed to the backend CLI; empty: its default.")
     recall: Recall = Field(default_factory=Recall)
     graph: Graph = Field(default_factory=Graph)
+    attribute: Attribute = Field(default_factory=Attribute)
     compress: Compress = Field(default_factory=Compress)
     descend: Descend = Field(default_factory=Descend)
     routing: Routing = Field(default_factory=Routing)

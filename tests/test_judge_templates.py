@@ -55,6 +55,13 @@ EXAMPLES = {
     },
     "replay_probe": {"prompt": PROMPT, "lesson": LESSON},
     "replay_judge": {"prompt": PROMPT, "accepted": "added backoff", "approach": "add backoff"},
+    "counterfactual_probe": {"prompt": PROMPT, "lessons": [LESSON, OTHER]},
+    "counterfactual": {
+        "prompt": PROMPT,
+        "lesson": LESSON,
+        "with_lesson": "add backoff of 100ms, 400ms, 1600ms",
+        "without_lesson": "add a retry loop",
+    },
     "merge": {"lessons": [LESSON, OTHER]},
 }
 

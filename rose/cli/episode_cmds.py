@@ -1,4 +1,5 @@
-"""What was observed: attribution during a session (`rose used`) and its absorption."""
+"""What was observed: attribution during a session (`rose used`), its absorption, and the
+counterfactual check of attribution (`rose attribute`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rose.cli._out import emit_json
 def register(app: typer.Typer) -> None:
     app.command("used")(used)
     app.command("absorb")(absorb)
+    app.command("attribute")(attribute)
 
 
 def _ids(value: str | None) -> list[str]:
@@ -79,3 +81,63 @@ def absorb(
         emit_json([e.model_dump(mode="json") for e in written])
     else:
         typer.echo(f"{len(written)} episode{'s' if len(written) != 1 else ''} written")
+
+
+def attribute(
+    run: bool = typer.Option(
+        False, "--counterfactual", help="First check a sample of served lessons (model calls)."
+    ),
+    calls: int = typer.Option(
+        None,
+        "--calls",
+        min=0,
+        help="With --counterfactual: calls to spend (default attribute.counterfactual_calls).",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the checks and the summary as JSON."),
+) -> None:
+    """How often counterfactual checks agree with attribution; --counterfactual checks more.
+
+    A check takes a lesson a recorded episode served and probes the episode's prompt in
+    fresh processes, with everything the episode served and without that lesson; a judge
+    says whether the approach changed because of it. Attribution agrees when a lesson it
+    called used changed the approach, or one it called unused did not. Pairs already
+    checked are not redone; each probe and judgement counts against the budget. The
+    session end queues a check as a job; `rose status` reports the agreement too.
+    """
+    import dataclasses
+
+    from rose.loop import counterfactual as stage
+    from rose.store.facade import Store
+
+    if calls is not None and not run:
+        raise typer.BadParameter(
+            "spends model calls only with --counterfactual", param_hint="--calls"
+        )
+    store = Store.open()
+    checks: list[stage.Check] = []
+    if run:
+        from rose.judge.calls import for_store
+
+        checks = stage.counterfactual(store, judge=for_store(store), calls=calls)
+    summary = stage.agreement(store)
+    if as_json:
+        emit_json({"checks": [dataclasses.asdict(c) for c in checks], "summary": summary})
+        return
+    for c in checks:
+        typer.echo(_check_line(c))
+    if run and not checks:
+        typer.echo("nothing checked: no pair is left, or the budget is too small")
+    typer.echo(stage.text(summary))
+
+
+def _check_line(c) -> str:
+    head = f"{c.episode} {c.lesson}: "
+    if c.error:
+        return head + f"not checked: {c.error}"
+    moved = "changed" if c.changed else "did not change"
+    said = "used" if c.used else "unused"
+    return (
+        head
+        + f"{moved} the approach; attribution said {said}, so it "
+        + ("agrees" if c.agree else "disagrees")
+    )

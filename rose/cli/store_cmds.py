@@ -29,8 +29,9 @@ def init(
 
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Families, lesson and episode counts, precision (served lessons used, by recall mode
-    and scope), levels, apexes, knowledge gaps, store health, detached jobs, and the model
-    calls, tokens and cost of the last 24 hours."""
+    and scope) and how often counterfactual checks agree with it, levels, apexes,
+    knowledge gaps, store health, detached jobs, and the model calls, tokens and cost of
+    the last 24 hours."""
     from rose.inspect.status import status as get_status
     from rose.store.facade import Store
 
@@ -55,6 +56,7 @@ def _format(s: dict) -> str:
     lines.append(f"lessons    {s['lessons']} in {len(s['families'])} families: {fams}")
     lines.append(f"episodes   {s['episodes']} ({s['successful_episodes']} successful)")
     lines += precision_text(s["precision"])
+    lines += _counterfactual_lines(s.get("counterfactual") or {})
     if s["levels"]:
         lines.append("levels     " + "  ".join(f"L{k}: {v}" for k, v in s["levels"].items()))
     if s["conflicts"]:
@@ -90,6 +92,13 @@ def _captured_lines(c: dict) -> list[str]:
     rest = [f"{c['duplicates']} duplicate(s) not stored"] if c["duplicates"] else []
     rest += [f"{c['unreconciled']} not reconciled yet"] if c["unreconciled"] else []
     return [f"captured   {total} lesson(s): {who or 'none here'}" + "".join(f"; {r}" for r in rest)]
+
+
+def _counterfactual_lines(c: dict) -> list[str]:
+    """How often attribution agreed with the counterfactual checks, once any was made."""
+    from rose.loop.counterfactual import text
+
+    return [f"  counterfactual  {text(c)}"] if c.get("checked") else []
 
 
 def _compression_lines(c: dict) -> list[str]:

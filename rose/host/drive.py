@@ -35,6 +35,7 @@ from rose.atomic import write_text
 from rose.errors import RoseError
 from rose.host import hooks, jobs
 from rose.loop.compress import held_out_summary
+from rose.loop.counterfactual import agreement
 from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
@@ -80,7 +81,7 @@ MODULES: dict[str, str] = {
 #: The figures a stage owns: None until it is built.
 FIGURES: dict[str, tuple[str, ...]] = {
     "reflection": ("minted",),
-    "attribution": ("precision",),
+    "attribution": ("precision", "counterfactual_agreement"),
     "consolidation": ("conflicts",),
     "compression": ("compressions_accepted", "compressions_rejected", "held_out_pass_rate"),
     "merges": ("merges",),
@@ -328,6 +329,9 @@ class HookHost:
             out["compressions_accepted"] = done["accepted"]
             out["compressions_rejected"] = done["rejected"]
             out["held_out_pass_rate"] = done["held_out_pass_rate"]
+        checked = agreement(store)
+        out["counterfactual_agreement"] = checked["agreement"]
+        out["counterfactual_checked"] = checked["checked"]
         if not any(STAGES[s] for s in BACKGROUND):
             out["background_calls_per_session"] = None
         for stage, names in FIGURES.items():

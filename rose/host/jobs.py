@@ -82,6 +82,7 @@ KINDS: dict[str, Kind] = {
     "reflect-fork": Kind("rose.host.learning:reflect_fork", deadline_s=900),
     "reconcile": Kind("rose.loop.consolidate:reconcile_job", deadline_s=600),
     "compress": Kind("rose.loop.compress:compress_job", deadline_s=900),
+    "counterfactual": Kind("rose.loop.counterfactual:counterfactual_job", deadline_s=600),
 }
 
 #: A module whose own `KINDS` join these; only the tests set it.

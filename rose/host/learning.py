@@ -390,14 +390,24 @@ def session_end(job: JobContext) -> None:
     }
     append_event(job.store_dir.events, "session-end", data)
     prune_sessions(job.store_dir.sessions, keep=lambda name: bool(store.absorb(name, final=True)))
-    if any(e.outcome == "success" and e.used for e in written):
-        from rose.host.jobs import submit
-
-        # Not spawned: the runner that ran this job drains the queue, this job included.
-        submit(job.store_dir, "compress", {"session": sid}, key=f"{sid}:compress:{len(written)}",
-               spawn=False)  # fmt: skip
+    _queue_follow_ups(job, store, sid, written)
     if failed is not None:
         raise failed  # the job is failed (and retried once): its log says why
+
+
+def _queue_follow_ups(job: JobContext, store: Store, sid: str, written: list[Episode]) -> None:
+    """Queue, not spawn, what the session's episodes earned: the runner that ran this job
+    drains the queue. Compression after a successful use; a counterfactual check of
+    attribution after an attributed episode that served something, unless it is off."""
+    from rose.host.jobs import submit
+
+    n = len(written)
+    if any(e.outcome == "success" and e.used for e in written):
+        submit(job.store_dir, "compress", {"session": sid}, key=f"{sid}:compress:{n}", spawn=False)
+    checks = store.config.attribute.counterfactual_calls > 0
+    if checks and any(e.served and e.attributed_by and e.prompt for e in written):
+        key = f"{sid}:counterfactual:{n}"
+        submit(job.store_dir, "counterfactual", {"session": sid}, key=key, spawn=False)
 
 
 def _closing_reflection(store: Store, sid: str, transcript: str, cwd: str) -> None:

@@ -1,5 +1,5 @@
-"""What `rose status` reports: counts, precision, levels, apexes, knowledge gaps, store
-health, jobs and model spend."""
+"""What `rose status` reports: counts, precision and how often counterfactual checks agree
+with attribution, levels, apexes, knowledge gaps, store health, jobs and model spend."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from rose.host.jobs import summary as jobs_summary
 from rose.inspect.precision import precision
 from rose.loop.compress import held_out_summary
 from rose.loop.consolidate import captured
+from rose.loop.counterfactual import agreement
 from rose.loop.descend import knowledge_gaps
 from rose.models import SERVABLE, Stats
 from rose.store.facade import Store
@@ -47,6 +48,7 @@ def status(store: Store) -> dict[str, Any]:
         "episodes": episodes["n"],
         "successful_episodes": episodes["successes"],
         "precision": used_of_served,
+        "counterfactual": agreement(store),
         "families": [
             {"family": f["family"], "lessons": f["lessons"], "max_level": f["max_level"]}
             for f in families

@@ -140,6 +140,20 @@ CALLS: dict[str, Call] = {
             cache=True,
         ),
         Call(
+            "counterfactual_probe",
+            "Given only these lessons (or none), how would you approach this task?",
+            m.CounterfactualProbeContext,
+            m.ReplayProbeAnswer,
+            cache=True,
+        ),
+        Call(
+            "counterfactual",
+            "Did this lesson change the approach to this task?",
+            m.CounterfactualContext,
+            m.CounterfactualAnswer,
+            cache=True,
+        ),
+        Call(
             "merge",
             "Write the shared parent of lessons used together, declaring what it drops.",
             m.MergeContext,

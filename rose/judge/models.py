@@ -127,6 +127,25 @@ class ReplayJudgeContext(_Context):
     reference: str = ""
 
 
+class CounterfactualProbeContext(_Context):
+    """A probe shown several lessons, or none: what an episode served, with or without one."""
+
+    prompt: str
+    lessons: list[Lesson] = Field(default_factory=list)
+
+
+class CounterfactualContext(_Context):
+    """Two probes of one prompt, shown the same lessons but `lesson`: with it and without it.
+
+    The judge is never told what attribution said of the lesson: it judges blind.
+    """
+
+    prompt: str
+    lesson: Lesson
+    with_lesson: str
+    without_lesson: str
+
+
 class MergeContext(_Context):
     lessons: list[Lesson] = Field(min_length=2)
 
@@ -275,6 +294,15 @@ class ReplayProbeAnswer(_Answer):
 
 class ReplayJudgeAnswer(_Answer):
     verdict: Literal["pass", "fail"]
+    reason: str
+
+
+class CounterfactualAnswer(_Answer):
+    changed: bool = Field(
+        description="true only if, with the lesson, the approach relies on something for this "
+        "task (a value, step, flag or pitfall) that it lacks or gets differently without it, "
+        "because the lesson says so"
+    )
     reason: str
 
 

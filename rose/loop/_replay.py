@@ -7,6 +7,10 @@ candidate's own probe is asked by a `Prober`. The real one is `FreshProcess`: a 
 and the prompt and nothing else (never the verbose lesson, never the store), and prints
 the approach as JSON. Tests may inject `in_process(judge)`.
 
+Counterfactual attribution probes a prompt with several lessons, or none: a `SetProber`,
+`FreshProcess.probe_set` in a fresh process (shown those lessons and the prompt, nothing
+else), `in_process_set(judge)` in tests.
+
 An unreadable or failed probe or judgement is a failed replay, never a pass.
 """
 
@@ -27,6 +31,9 @@ from rose.judge import models as m
 
 #: (candidate lesson, prompt) -> the approach it leads to; raises on any failure.
 Prober = Callable[[m.Lesson, str], str]
+
+#: (the lessons shown, perhaps none; prompt) -> the approach they lead to; raises on failure.
+SetProber = Callable[[Sequence[m.Lesson], str], str]
 
 #: Seconds the fresh process may take beyond the judge's own timeout (start-up, imports).
 START_S = 30.0
@@ -61,6 +68,16 @@ def in_process(judge: Any) -> Prober:
     return probe
 
 
+def in_process_set(judge: Any) -> SetProber:
+    """A set prober asking `judge` in this process (tests: the real one is `FreshProcess`)."""
+
+    def probe(lessons: Sequence[m.Lesson], prompt: str) -> str:
+        ctx = m.CounterfactualProbeContext(prompt=prompt, lessons=list(lessons))
+        return str(judge.ask("counterfactual_probe", ctx).approach)
+
+    return probe
+
+
 class FreshProcess:
     """A prober that asks each probe in a new `rose` process which sees only the candidate."""
 
@@ -89,14 +106,20 @@ class FreshProcess:
         )
 
     def __call__(self, lesson: m.Lesson, prompt: str) -> str:
+        return self._ask({"prompt": prompt, "lesson": lesson.model_dump()})
+
+    def probe_set(self, lessons: Sequence[m.Lesson], prompt: str) -> str:
+        """The approach `lessons` (perhaps none) lead to on `prompt`: a `SetProber`."""
+        return self._ask({"prompt": prompt, "lessons": [x.model_dump() for x in lessons]})
+
+    def _ask(self, probe: dict[str, Any]) -> str:
         request = {
             "agent": self.agent,
             "model": self.model,
             "cache": str(self.cache) if self.cache else "",
             "events": str(self.events) if self.events else "",
             "timeout_s": self.timeout_s,
-            "prompt": prompt,
-            "lesson": lesson.model_dump(),
+            **probe,
         }
         env = {**os.environ, "ROSE_CHILD": "1"}
         argv = [sys.executable, "-m", "rose.loop._replay"]
@@ -148,7 +171,7 @@ def replay(
 
 
 def _child(request: dict) -> dict:
-    """The fresh process's work: one probe of the candidate, from its own backend."""
+    """The fresh process's work: one probe (of a candidate, or of a set of lessons)."""
     from rose.judge.calls import Judge
     from rose.model.registry import make_backend
 
@@ -160,8 +183,12 @@ def _child(request: dict) -> dict:
         model_name=str(request.get("model") or ""),
         timeout_s=float(request.get("timeout_s") or 20),
     )
+    prompt = str(request["prompt"])
+    if "lessons" in request:
+        shown = [m.Lesson.model_validate(x) for x in request["lessons"]]
+        return {"approach": in_process_set(judge)(shown, prompt)}
     lesson = m.Lesson.model_validate(request["lesson"])
-    return {"approach": in_process(judge)(lesson, str(request["prompt"]))}
+    return {"approach": in_process(judge)(lesson, prompt)}
 
 
 def main() -> int:

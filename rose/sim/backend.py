@@ -40,6 +40,8 @@ HANDLERS: dict[str, Handler] = {
     "rank_repairs": learn.rank_repairs,
     "replay_probe": replay.replay_probe,
     "replay_judge": replay.replay_judge,
+    "counterfactual_probe": replay.counterfactual_probe,
+    "counterfactual": replay.counterfactual,
     "compress": compress.compress,
     "merge": compress.merge,
 }

@@ -245,5 +245,15 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
             "approach": f"From the lesson: {thin}",
             "reference": f"From the lesson: {full}",
         },
+        "counterfactual_probe": {
+            "prompt": task.prompt,
+            "lessons": [lesson(world, "n_task", facts), by_topic[others[0]]],
+        },
+        "counterfactual": {
+            "prompt": task.prompt,
+            "lesson": needed,
+            "with_lesson": f"From the lesson: {full}",
+            "without_lesson": f"From the lesson: {thin}",
+        },
         "merge": {"lessons": [by_topic[topic], by_topic[others[0]]]},
     }

@@ -13,6 +13,13 @@
   lessons or from the user. Without one, the approach must reach all of it. An accepted
   outcome is a summary and mentions only some of what was done, so what it leaves out
   cannot be checked.
+- ``counterfactual_probe`` is ``replay_probe`` given every lesson block its prompt shows
+  (their facts together), or none: then there is nothing to act on.
+- ``counterfactual`` reads the task's words, the one lesson it is about (its facts'
+  markers) and the two approaches' words (`World.stated`): the lesson changed the
+  approach when the approach with it states one of the lesson's facts that the approach
+  without it does not, on a topic the task names or reaches through the lesson's wording.
+  It is never told what attribution said, nor whether the lesson was needed.
 """
 
 from __future__ import annotations
@@ -27,11 +34,24 @@ from rose.sim.world import World
 def replay_probe(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     blocks = parse.lessons(prompt)
     lesson = blocks[0][1] if blocks else ""
-    asked = set(world.topics_in(parse.section(prompt, "task")))
-    facts = world.facts_in(lesson)
-    reach = asked | {
+    return _approach(world, prompt, world.facts_in(lesson), d)
+
+
+def counterfactual_probe(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    shown = [f for _, block in parse.lessons(prompt) for f in world.facts_in(block)]
+    return _approach(world, prompt, list(dict.fromkeys(shown)), d)
+
+
+def _reach(world: World, asked: set[str], facts: list[str]) -> set[str]:
+    """The topics the task names, and those the wording of `facts` on them names."""
+    return asked | {
         t for f in facts if world.facts[f].topic in asked for t in world.facts[f].mentions
     }
+
+
+def _approach(world: World, prompt: str, facts: list[str], d: Draws) -> dict[str, Any]:
+    asked = set(world.topics_in(parse.section(prompt, "task")))
+    reach = _reach(world, asked, facts)
     bearing = [f for f in facts if world.facts[f].topic in reach] or facts
     if len(bearing) > 1 and d.flip("forget"):
         bearing.pop(int(d.unit("which") * len(bearing)))
@@ -65,3 +85,22 @@ def replay_judge(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     else:
         reason = "it does not reach the accepted outcome"
     return {"verdict": "pass" if passed else "fail", "reason": reason}
+
+
+def counterfactual(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    blocks = parse.lessons(prompt)
+    held = world.facts_in(blocks[0][1]) if blocks else []
+    reach = _reach(world, set(world.topics_in(parse.section(prompt, "task"))), held)
+    with_it = set(world.stated(parse.section(prompt, "with")))
+    without = set(world.stated(parse.section(prompt, "without")))
+    gained = [
+        f for f in held if f in with_it and f not in without and world.facts[f].topic in reach
+    ]
+    changed = bool(gained) != d.flip("changed")
+    if changed and gained:
+        reason = "with the lesson it relies on: " + " ".join(world.facts[f].terse for f in gained)
+    elif changed:
+        reason = "the lesson changes how the task is approached"
+    else:
+        reason = "nothing the lesson says changes how this task is approached"
+    return {"changed": changed, "reason": reason}

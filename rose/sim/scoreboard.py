@@ -43,6 +43,7 @@ KEYS = (
     "tokens_per_prompt",
     "frame_tokens_per_prompt",
     "precision",
+    "counterfactual_agreement",
     "recall",
     "model_calls_per_prompt",
     "background_calls_per_session",

@@ -1,0 +1,9 @@
+// What counterfactual attribution samples from: each lesson an attributed episode (one with
+// a prompt that some source spoke for) served, whether it was attributed used there, and
+// the lesson's text.
+MATCH (e:Episode)-[:SERVED]->(l:Lesson)
+WHERE e.prompt <> '' AND size(e.attributed_by) > 0
+OPTIONAL MATCH (e)-[u:USED]->(l)
+RETURN e.id AS episode, e.prompt AS prompt, l.id AS lesson, l.title AS title, l.gist AS gist,
+       l.body AS body, count(u) AS used
+ORDER BY episode, lesson;
