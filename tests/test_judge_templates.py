@@ -55,7 +55,12 @@ EXAMPLES = {
     },
     "replay_probe": {"prompt": PROMPT, "lesson": LESSON},
     "replay_judge": {"prompt": PROMPT, "accepted": "added backoff", "approach": "add backoff"},
-    "merge": {"lessons": [LESSON, OTHER]},
+    "merge": {
+        "lessons": [LESSON, OTHER],
+        "budget_tokens": 30,
+        "evidence": ["Retry only idempotent calls."],
+        "preserve": ["A 200 from S3 can carry an error"],
+    },
 }
 
 
