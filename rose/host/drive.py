@@ -36,6 +36,7 @@ from rose.host import hooks
 from rose.host.jobs import JobContext
 from rose.host.learning import session_end
 from rose.loop.compress import compress_job, held_out_summary
+from rose.loop.merge import merge_job, merge_summary
 from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
@@ -51,7 +52,7 @@ STAGES: dict[str, bool] = {
     "attribution": True,
     "consolidation": True,
     "compression": True,
-    "merges": False,
+    "merges": True,
     "descent": True,
     "routing": False,
 }
@@ -89,7 +90,7 @@ FIGURES: dict[str, tuple[str, ...]] = {
     "routing": ("rules", "routing_rules"),
 }
 #: The stages that call the model after a session rather than on the prompt's path.
-BACKGROUND = ("reflection", "attribution", "compression")
+BACKGROUND = ("reflection", "attribution", "compression", "merges")
 
 
 def not_built() -> list[str]:
@@ -274,6 +275,8 @@ class HookHost:
         session_end(job)
         if STAGES["compression"]:
             compress_job(job)  # what the queued `compress` job does, here at once
+        if STAGES["merges"]:
+            merge_job(job)  # and the `merge` job queued after it
         calls, spent = self.tally.take()
         return {"calls": calls, "model_tokens": spent}
 
@@ -312,6 +315,8 @@ class HookHost:
             out["compressions_accepted"] = done["accepted"]
             out["compressions_rejected"] = done["rejected"]
             out["held_out_pass_rate"] = done["held_out_pass_rate"]
+        if STAGES["merges"]:
+            out["merges"] = merge_summary(store)["accepted"]
         if not any(STAGES[s] for s in BACKGROUND):
             out["background_calls_per_session"] = None
         for stage, names in FIGURES.items():

@@ -81,6 +81,7 @@ KINDS: dict[str, Kind] = {
     "reflect-fork": Kind("rose.host.learning:reflect_fork", deadline_s=900),
     "reconcile": Kind("rose.loop.consolidate:reconcile_job", deadline_s=600),
     "compress": Kind("rose.loop.compress:compress_job", deadline_s=900),
+    "merge": Kind("rose.loop.merge:merge_job", deadline_s=900),
 }
 
 #: A module whose own `KINDS` join these; only the tests set it.

@@ -346,8 +346,9 @@ def session_end(job: JobContext) -> None:
         from rose.host.jobs import submit
 
         # Not spawned: the runner that ran this job drains the queue, this job included.
-        submit(job.store_dir, "compress", {"session": sid}, key=f"{sid}:compress:{len(written)}",
-               spawn=False)  # fmt: skip
+        for kind in ("compress", "merge"):  # in turn: they share the apexes' lock
+            submit(job.store_dir, kind, {"session": sid}, key=f"{sid}:{kind}:{len(written)}",
+                   spawn=False)  # fmt: skip
     if failed is not None:
         raise failed  # the job is failed (and retried once): its log says why
 
