@@ -14,6 +14,7 @@ from rose import config
 from rose.loop import _groups
 from rose.loop import merge as mg
 from rose.models import Episode, Node
+from rose.store.facade import Store
 from tests._merge import plain, used_by
 
 
@@ -76,7 +77,7 @@ def test_another_scope_and_a_shared_lesson_do_not_count():
 
 def test_candidates_from_the_store(project):
     a, b, c = plain(project, 3, co_uses=2)
-    store = type_store(project)
+    store = Store.open(project)
     store.write([], [*used_by([a, b], 1, "ab"),
                      Episode(prompt="p", outcome="failure", served=[a.id, b.id], used=[a.id, b.id],
                              accepted_summary="")])  # fmt: skip
@@ -86,13 +87,13 @@ def test_candidates_from_the_store(project):
     assert "2 successful episodes of the 3 needed" in rows[(a.id, c.id)].reason
     config.set_override(store.primary.config, "merge.min_co_uses", "2")
     config.set_override(store.primary.config, "merge.max_children", "3")
-    (row,) = [r for r in mg.candidates(type_store(project)) if r.co_uses >= 2]
+    (row,) = [r for r in mg.candidates(Store.open(project)) if r.co_uses >= 2]
     assert row.members == [a.id, b.id, c.id] and row.due
 
 
 def test_a_compressed_lesson_counts_for_the_apex_serving_it(project):
     a, b = plain(project, 2, co_uses=3)
-    store = type_store(project)
+    store = Store.open(project)
     short = Node(id="n_shorta1", title=a.title, body="Retry idempotent calls.", level=1,
                  origin="compression", derived_from=[a.id], family="plain")  # fmt: skip
     a.status, a.parents = "superseded", [short.id]
@@ -103,16 +104,10 @@ def test_a_compressed_lesson_counts_for_the_apex_serving_it(project):
 
 def test_an_attempted_group_waits_for_a_new_co_use(project):
     a, b = plain(project, 2, co_uses=3)
-    store = type_store(project)
+    store = Store.open(project)
     store.log("merge", {"group": [a.id, b.id], "attempted": True, "co_uses": 3,
                         "result": "rejected"})  # fmt: skip
     (row,) = mg.candidates(store)
     assert not row.due and "no new co-use" in row.reason
     store.write([], used_by([a, b], 1, "again"))
     assert mg.candidates(store)[0].due
-
-
-def type_store(project):
-    from rose.store.facade import Store
-
-    return Store.open(project)

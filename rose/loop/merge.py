@@ -14,10 +14,12 @@ that is not one of the children (which child states a claim is a question of mea
 the harness never guesses it); one that declares nothing while `compress.UNDER_REPORTED`
 shorter than its largest child (stating every child at least says what the largest one
 does). Then replay over the union of the children's regression sets: each child's sample
-(`_sample`, the same split its compression uses, so its held-out episodes stay held out),
+(`_sample`, the same split its compression uses; an episode any child holds out stays out),
 together at least one episode a child and up to `compress.sample`, each replayed against
-that child's probe as the reference, since the parent is to be served in its place.
-Accepted only if every replay passes.
+that child's probe as the reference, since the parent is to be served in its place (an
+episode of two children is replayed once for each). Accepted only if every replay passes.
+The `merge` call's evidence is the spans observed anywhere in the children's subtrees: a
+lesson compressed since it was used has none of its own yet.
 
 Accepted: a new lesson (origin `merge`) one level above the highest child, derived from
 every child; each child is superseded and names the parent among its `parents`, all in one
