@@ -116,6 +116,16 @@ class Compress(_Section):
     )
 
 
+class Merge(_Section):
+    min_co_uses: int = Field(
+        3,
+        ge=1,
+        description="Successful episodes a group of lessons must have been used on together"
+        " before it earns a shared parent.",
+    )
+    max_children: int = Field(4, ge=2, description="Most lessons one merge generalises.")
+
+
 class Descend(_Section):
     """Descent's score of a claim: w_judge * usefulness + w_prior * prior - w_cost * cost."""
 
@@ -197,6 +207,7 @@ class Config(_Section):
     graph: Graph = Field(default_factory=Graph)
     attribute: Attribute = Field(default_factory=Attribute)
     compress: Compress = Field(default_factory=Compress)
+    merge: Merge = Field(default_factory=Merge)
     descend: Descend = Field(default_factory=Descend)
     routing: Routing = Field(default_factory=Routing)
     reflect: Reflect = Field(default_factory=Reflect)

@@ -2,7 +2,8 @@
 
 Locks in: `compress` is a job kind; a session end that wrote a successful episode using a
 lesson queues one `compress` job (not spawned: the runner that ran the session end drains
-the queue), at most one a successful session; the job compresses what is due.
+the queue), at most one a successful session, and a `merge` job after it; the job
+compresses what is due.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ def test_a_successful_session_queues_a_compress_job(tmp_path: Path):
     queued = [r for r in jobs(StoreDir(root, "project")) if r["kind"] == "compress"]
     assert succeeded and 1 <= len(queued) <= succeeded
     assert "compress" in KINDS
+    merges = [r for r in jobs(StoreDir(root, "project")) if r["kind"] == "merge"]
+    assert [r["key"].replace(":merge:", ":") for r in merges] == [
+        r["key"].replace(":compress:", ":") for r in queued
+    ]
 
 
 def test_the_job_compresses_what_is_due(project):

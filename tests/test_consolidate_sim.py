@@ -62,7 +62,10 @@ def known(store: Store, world: World) -> dict[str, str]:
     )
     merged = for_store(store, backend=SimulatedBackend(world)).ask(
         "merge",
-        {"lessons": [_shown(store.get(ids[topic])), _shown(store.get(ids[partner]))]},
+        {
+            "lessons": [_shown(store.get(ids[topic])), _shown(store.get(ids[partner]))],
+            "budget_tokens": 10_000,
+        },
     )
     parent = Node(
         id="n_parent01",

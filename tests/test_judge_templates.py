@@ -62,7 +62,12 @@ EXAMPLES = {
         "with_lesson": "add backoff of 100ms, 400ms, 1600ms",
         "without_lesson": "add a retry loop",
     },
-    "merge": {"lessons": [LESSON, OTHER]},
+    "merge": {
+        "lessons": [LESSON, OTHER],
+        "budget_tokens": 30,
+        "evidence": ["Retry only idempotent calls."],
+        "preserve": ["A 200 from S3 can carry an error"],
+    },
 }
 
 

@@ -197,7 +197,10 @@ def test_merge_keeps_principles_declares_details(judge, ctx, world):
     children = [f for lesson in ctx["merge"]["lessons"] for f in world.facts_in(lesson["body"])]
     declared = [f for d in answer.dropped for f in world.facts_in(d.claim)]
     assert sorted(kept + declared) == sorted(children)
-    assert {d.kind for d in answer.dropped} <= {"parameter"}
+    assert {d.kind for d in answer.dropped if world.facts_in(d.claim)} <= {"parameter"}
+    by_id = {lesson["id"]: lesson["body"] for lesson in ctx["merge"]["lessons"]}
+    for d in answer.dropped:  # each claim names the child stating it
+        assert set(world.facts_in(d.claim)) <= set(world.facts_in(by_id[d.holder]))
     assert len(world.topics_in(answer.gist)) == 2
 
 

@@ -63,6 +63,7 @@ _GROUPS = (
     "jobs_cmds",
     "lesson_cmds",
     "compact_cmds",
+    "merge_cmds",
     "conflict_cmds",
     "episode_cmds",
     "query_cmds",

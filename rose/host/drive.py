@@ -36,6 +36,7 @@ from rose.errors import RoseError
 from rose.host import hooks, jobs
 from rose.loop.compress import held_out_summary
 from rose.loop.counterfactual import agreement
+from rose.loop.merge import merge_summary
 from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
@@ -51,7 +52,7 @@ STAGES: dict[str, bool] = {
     "attribution": True,
     "consolidation": True,
     "compression": True,
-    "merges": False,
+    "merges": True,
     "descent": True,
     "routing": False,
 }
@@ -89,7 +90,7 @@ FIGURES: dict[str, tuple[str, ...]] = {
     "routing": ("rules", "routing_rules"),
 }
 #: The stages that call the model after a session rather than on the prompt's path.
-BACKGROUND = ("reflection", "attribution", "compression")
+BACKGROUND = ("reflection", "attribution", "compression", "merges")
 
 
 def not_built() -> list[str]:
@@ -332,6 +333,8 @@ class HookHost:
         checked = agreement(store)
         out["counterfactual_agreement"] = checked["agreement"]
         out["counterfactual_checked"] = checked["checked"]
+        if STAGES["merges"]:
+            out["merges"] = merge_summary(store)["accepted"]
         if not any(STAGES[s] for s in BACKGROUND):
             out["background_calls_per_session"] = None
         for stage, names in FIGURES.items():

@@ -83,6 +83,7 @@ KINDS: dict[str, Kind] = {
     "reconcile": Kind("rose.loop.consolidate:reconcile_job", deadline_s=600),
     "compress": Kind("rose.loop.compress:compress_job", deadline_s=900),
     "counterfactual": Kind("rose.loop.counterfactual:counterfactual_job", deadline_s=600),
+    "merge": Kind("rose.loop.merge:merge_job", deadline_s=900),
 }
 
 #: A module whose own `KINDS` join these; only the tests set it.

@@ -397,13 +397,14 @@ def session_end(job: JobContext) -> None:
 
 def _queue_follow_ups(job: JobContext, store: Store, sid: str, written: list[Episode]) -> None:
     """Queue, not spawn, what the session's episodes earned: the runner that ran this job
-    drains the queue. Compression after a successful use; a counterfactual check of
+    drains the queue. Compression and merges after a successful use; a counterfactual check of
     attribution after an attributed episode that served something, unless it is off."""
     from rose.host.jobs import submit
 
     n = len(written)
     if any(e.outcome == "success" and e.used for e in written):
-        submit(job.store_dir, "compress", {"session": sid}, key=f"{sid}:compress:{n}", spawn=False)
+        for kind in ("compress", "merge"):  # in turn: they share the apexes' lock
+            submit(job.store_dir, kind, {"session": sid}, key=f"{sid}:{kind}:{n}", spawn=False)
     checks = store.config.attribute.counterfactual_calls > 0
     if checks and any(e.served and e.attributed_by and e.prompt for e in written):
         key = f"{sid}:counterfactual:{n}"

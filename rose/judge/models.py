@@ -147,7 +147,14 @@ class CounterfactualContext(_Context):
 
 
 class MergeContext(_Context):
+    """`budget_tokens`: the most the parent's body may cost, fewer than its children's
+    together; `evidence`: the children's sentences observed doing work; `preserve`: what
+    replay found missing from an earlier attempt at this merge."""
+
     lessons: list[Lesson] = Field(min_length=2)
+    budget_tokens: int = Field(gt=0)
+    evidence: list[str] = Field(default_factory=list)
+    preserve: list[str] = Field(default_factory=list)
 
 
 # -- answers ---------------------------------------------------------------------------
@@ -306,9 +313,15 @@ class CounterfactualAnswer(_Answer):
     reason: str
 
 
+class MergedClaim(_Answer):
+    claim: str = Field(min_length=1)
+    kind: ClaimKind
+    holder: str = Field(min_length=1, description="the id of the child lesson that states it")
+
+
 class MergeAnswer(_Answer):
     title: str = Field(min_length=1)
     gist: str = Field(min_length=1)
     family: str = Field(pattern=_FAMILY)
     body: str = Field(min_length=1)
-    dropped: list[DroppedClaim]
+    dropped: list[MergedClaim]

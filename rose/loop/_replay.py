@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rose.errors import MODEL_FAILURES, BackendFailed, RoseError
 from rose.judge import models as m
+from rose.models import Node
 
 #: (candidate lesson, prompt) -> the approach it leads to; raises on any failure.
 Prober = Callable[[m.Lesson, str], str]
@@ -56,6 +57,21 @@ class Replayed(BaseModel):
     passed: bool
     reason: str
     prompt: str = ""
+
+
+def cases(rows: Sequence[dict]) -> list[Case]:
+    """The replayable episodes of a `regression_set` answer: those with a prompt and an
+    accepted outcome."""
+    return [
+        Case(episode=r["id"], prompt=r["prompt"], accepted=r["accepted_summary"])
+        for r in rows
+        if r["prompt"] and r["accepted_summary"]
+    ]
+
+
+def lesson(node: Node) -> m.Lesson:
+    """A stored lesson as the judge is shown it in full."""
+    return m.Lesson(id=node.id, title=node.title, gist=node.gist, body=node.body)
 
 
 def in_process(judge: Any) -> Prober:

@@ -18,10 +18,6 @@ replays found missing becomes preserve hints on the original, so the next attemp
 
 from __future__ import annotations
 
-import fcntl
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,7 +25,7 @@ from rose import tokens
 from rose.errors import MODEL_FAILURES
 from rose.events import read_events
 from rose.judge import models as m
-from rose.loop import _replay, _sample
+from rose.loop import _lock, _replay, _sample
 from rose.models import Claim, Node
 from rose.store import dag
 from rose.store.facade import Store
@@ -89,7 +85,7 @@ def eligible(store: Store) -> list[Eligibility]:
     out = []
     with store.graph() as g:
         for a in g.q("apexes", scope=""):
-            cases = _cases(g.q("regression_set", id=a["id"]))
+            cases = _replay.cases(g.q("regression_set", id=a["id"]))
             row = Eligibility(a["id"], a["title"], a["level"], a["successes"], len(cases), True)
             if a["status"] != "active":
                 row.reason = f"{a['status']}: only an active lesson is compressed"
@@ -109,19 +105,7 @@ def eligible(store: Store) -> list[Eligibility]:
     return out
 
 
-def _cases(rows: list[dict]) -> list[_replay.Case]:
-    return [
-        _replay.Case(episode=r["id"], prompt=r["prompt"], accepted=r["accepted_summary"])
-        for r in rows
-        if r["prompt"] and r["accepted_summary"]
-    ]
-
-
 # -- one attempt ---------------------------------------------------------------------------
-
-
-def _lesson(node: Node) -> m.Lesson:
-    return m.Lesson(id=node.id, title=node.title, gist=node.gist, body=node.body)
 
 
 def compress(
@@ -140,7 +124,7 @@ def compress(
     from rose.errors import RoseError
 
     node_id = store.get(node_id).id  # a unique prefix, as the block shows ids
-    with _one_at_a_time(store):  # decided under the lock: another run may just have done it
+    with _lock.rewriting(store):  # decided under the lock: another run may just have done it
         due = {e.id: e for e in eligible(store)}
         if node_id not in due or not due[node_id].eligible:
             why = due[node_id].reason if node_id in due else "not an apex (something above serves)"
@@ -161,13 +145,13 @@ def _attempt(
     prober = prober or _replay.FreshProcess.for_store(store, timeout_s=judge.timeout_s)
     split = _sample.split(
         node.id,
-        _cases(dag.regression_set(store, node.id)),
+        _replay.cases(dag.regression_set(store, node.id)),
         sample=cfg.sample,
         held_out=cfg.held_out,
     )
     attempt = Attempt(node=node.id, result="failed", tokens=tokens.count(node.body))
     ctx = m.CompressContext(
-        lesson=_lesson(node),
+        lesson=_replay.lesson(node),
         evidence=list(node.load_bearing),
         preserve=list(node.preserve),
         target_ratio=cfg.ratio,
@@ -197,7 +181,7 @@ def _attempt(
     attempt.reason = _refusal(attempt, cfg.ratio)
     if not attempt.reason:
         attempt.replays = _replay.replay(
-            judge, prober, _lesson(node), _lesson(candidate), split.sample
+            judge, prober, _replay.lesson(node), _replay.lesson(candidate), split.sample
         )
         failed = [r for r in attempt.replays if not r.passed]
         if failed:
@@ -259,7 +243,9 @@ def _check_held_out(
     if not split.held_out:
         attempt.held_out_note = split.note
         return
-    done = _replay.replay(judge, prober, _lesson(node), _lesson(candidate), split.held_out)
+    done = _replay.replay(
+        judge, prober, _replay.lesson(node), _replay.lesson(candidate), split.held_out
+    )
     attempt.held_out = {"passed": sum(r.passed for r in done), "total": len(done)}
 
 
@@ -289,19 +275,6 @@ def _log(
 # -- what is due ---------------------------------------------------------------------------
 
 
-@contextmanager
-def _one_at_a_time(store: Store) -> Iterator[None]:
-    """One compression run per store at a time: two would both compress the same apex."""
-    store.primary.jobs.mkdir(parents=True, exist_ok=True)
-    path = store.primary.jobs / "compress.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def compress_due(
     store: Store,
     *,
@@ -311,7 +284,7 @@ def compress_due(
     dry_run: bool = False,
 ) -> list[Attempt]:
     """Attempt every lesson due for compression (at most `limit`), one after another."""
-    with _one_at_a_time(store):
+    with _lock.rewriting(store):
         due = [e for e in eligible(store) if e.eligible]
         return [
             _attempt(store, row, judge=judge, prober=prober, dry_run=dry_run)

@@ -10,10 +10,14 @@ as a claim of its own (kind `other`), each dropped fact in its terse form; the
 cut one protected fact too, and the ``over_cut`` knob makes it keep cutting past the
 budget, each unprotected fact with that chance, evidence or none.
 
-What it reads: the lesson's facts (their markers, beside the words that state them), and
-the facts the evidence and preserve hints carry or state in words (a judge's reason may
-quote a fact without its marker). It writes a gist the way `World.gist` does, naming at
-most two topics.
+The merger keeps the children's principles and traps, and the details evidence or a
+preserve hint protects, in terse form; it declares the rest the same way, each claim with
+the child that holds it, and leaves out unprotected facts while it is over its budget.
+
+What they read: the lessons' facts (their markers, beside the words that state them), the
+budget, and the facts the evidence and preserve hints carry or state in words (a judge's
+reason may quote a fact without its marker). They write a gist the way `World.gist` does,
+naming at most two topics.
 """
 
 from __future__ import annotations
@@ -104,9 +108,19 @@ def _without(
 
 
 def merge(world: World, prompt: str, d: Draws) -> dict[str, Any]:
-    """A shared parent: the children's principles and traps, their details declared dropped."""
-    blocks = parse.lessons(parse.section(prompt, "lessons"))
-    facts = list(dict.fromkeys(f for _, block in blocks for f in world.facts_in(block)))
+    """A shared parent: the children's principles and traps, and the details the evidence or
+    the preserve hints carry, in terse form; the other details declared dropped, each held by
+    the child stating it, and, as the compressor does, each child's filler and each
+    rationale the terse form cut. Over the budget, it leaves out unprotected facts until the
+    body fits, and answers over budget when only protected ones are left."""
+    blocks = [
+        (i, parse.lesson_parts(b)[2]) for i, b in parse.lessons(parse.section(prompt, "lessons"))
+    ]
+    holder: dict[str, str] = {}
+    for lesson_id, body in blocks:
+        for f in world.facts_in(body):
+            holder.setdefault(f, lesson_id)
+    facts = list(holder)
     if not facts:
         return {
             "title": "Shared practice",
@@ -115,18 +129,46 @@ def merge(world: World, prompt: str, d: Draws) -> dict[str, Any]:
             "body": "These lessons are used together.",
             "dropped": [],
         }
-    kept = [f for f in facts if world.facts[f].kind != "detail"] or facts[:1]
-    dropped = [f for f in facts if f not in kept]
+    budget = _tokens(parse.section(prompt, "budget"))
+    shown = parse.section(prompt, "evidence") + "\n" + parse.section(prompt, "preserve")
+    protected = set(world.facts_in(shown)) | set(world.stated(shown))
+    kept = [f for f in facts if world.facts[f].kind != "detail" or f in protected] or facts[:1]
+    spare = sorted((f for f in kept if f not in protected), key=lambda f: d.unit("drop", f))
+    while spare and len(kept) > 1 and _cost(world, kept) > budget:
+        kept.remove(spare.pop(0))
+    claims: dict[str, dict[str, str]] = {}
+    for lesson_id, body in blocks:
+        for sentence in parse.sentences(body):
+            if not world.facts_in(sentence):
+                cut = {"claim": sentence, "kind": "example"}
+            elif _terse(world, sentence) != sentence:
+                cut = _rationale(world, sentence)
+            else:
+                continue
+            claims.setdefault(cut["claim"], {**cut, "holder": lesson_id})
+    for f in facts:
+        if f not in kept:
+            claims[f] = {
+                "claim": world.facts[f].terse,
+                "kind": CLAIM_KIND[world.facts[f].kind],
+                "holder": holder[f],
+            }
     names = list(dict.fromkeys(world.facts[f].topic for f in facts))
-    draft = world.lesson(kept, verbose=False)
     return {
         "title": "Working with " + " and ".join(names[:3]),
         "gist": world.gist(facts),
         "family": "-".join(names[:2]),
-        "body": draft.body,
-        "dropped": [
-            {"claim": world.facts[f].terse, "kind": CLAIM_KIND[world.facts[f].kind]}
-            for f in dropped
-            if not d.omit(f)
-        ],
+        "body": world.lesson(kept, verbose=False).body,
+        "dropped": [c for key, c in claims.items() if not d.omit(key)],
     }
+
+
+def _tokens(budget: str) -> float:
+    try:
+        return float(budget.split()[0])
+    except (ValueError, IndexError):
+        return float("inf")
+
+
+def _cost(world: World, facts: list[str]) -> int:
+    return tokens.count(world.lesson(facts, verbose=False).body)

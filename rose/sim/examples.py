@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rose import tokens
 from rose.sim.agent import Agent, Context, Session
 from rose.sim.generate import value
 from rose.sim.vocab import ACTIONS, THINGS, TRAPS
@@ -255,5 +256,8 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
             "with_lesson": f"From the lesson: {full}",
             "without_lesson": f"From the lesson: {thin}",
         },
-        "merge": {"lessons": [by_topic[topic], by_topic[others[0]]]},
+        "merge": {
+            "lessons": [by_topic[topic], by_topic[others[0]]],
+            "budget_tokens": sum(tokens.count(by_topic[t]["body"]) for t in (topic, others[0])) - 1,
+        },
     }

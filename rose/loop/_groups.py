@@ -1,0 +1,115 @@
+"""Which apexes have been used together often enough to earn a shared parent.
+
+Co-usage is counted, never judged: it is an observed outcome. The graph answers, for each
+successful episode, which active apexes sit above (or at) a lesson it used (`apex_uses`),
+so a use of a lesson since compressed counts for the form that serves it now. Two apexes
+are used together on an episode when it used a lesson under each, not merely one lesson
+below both (a diamond); a group is used together on the episodes that used every member.
+
+Groups are found with networkx: apexes of one scope are joined where a pair was used
+together on at least `min_co_uses` episodes; in each connected component the most co-used
+pair not yet grouped seeds a group, which then takes, one at a time, the apex joined to
+every member that keeps the most episodes of the whole group (still at least
+`min_co_uses`), up to `max_children`. An apex is in one group at most: once merged it is no
+longer an apex, and its uses count for the parent in the next pass.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+#: episode -> apex -> the lessons under that apex the episode used.
+Uses = dict[str, dict[str, set[str]]]
+
+
+@dataclass(frozen=True)
+class Group:
+    """Apexes (sorted ids) of one scope and the successful episodes that used all of them."""
+
+    members: tuple[str, ...]
+    scope: str
+    episodes: tuple[str, ...]
+
+    @property
+    def co_uses(self) -> int:
+        return len(self.episodes)
+
+    @property
+    def key(self) -> str:
+        """The group's name in the event log: its members' ids, sorted, comma-separated."""
+        return ",".join(self.members)
+
+
+def usage(rows: Iterable[dict]) -> tuple[Uses, dict[str, str]]:
+    """`apex_uses` rows as (episode -> apex -> lessons used under it, apex -> scope)."""
+    uses: Uses = {}
+    scope: dict[str, str] = {}
+    for r in rows:
+        uses.setdefault(r["episode"], {}).setdefault(r["apex"], set()).add(r["used"])
+        scope[r["apex"]] = r["scope"]
+    return uses, scope
+
+
+def together(uses: Uses, members: Sequence[str]) -> list[str]:
+    """The episodes that used a lesson under every member, through two lessons at least."""
+    out = []
+    for episode, by_apex in uses.items():
+        if all(m in by_apex for m in members):
+            used = set().union(*(by_apex[m] for m in members))
+            if len(used) >= 2:
+                out.append(episode)
+    return sorted(out)
+
+
+def pairs(uses: Uses, scope: dict[str, str]) -> Counter[tuple[str, str]]:
+    """How many episodes used each pair of apexes of one scope together."""
+    out: Counter[tuple[str, str]] = Counter()
+    for by_apex in uses.values():
+        for a, b in combinations(sorted(by_apex), 2):
+            if scope[a] == scope[b] and len(by_apex[a] | by_apex[b]) >= 2:
+                out[(a, b)] += 1
+    return out
+
+
+def groups(
+    uses: Uses, scope: dict[str, str], *, min_co_uses: int, max_children: int
+) -> list[Group]:
+    """Disjoint groups of 2 to `max_children` apexes, each used together on at least
+    `min_co_uses` episodes, most co-used first."""
+    import networkx as nx
+
+    graph = nx.Graph()
+    for (a, b), n in pairs(uses, scope).items():
+        if n >= min_co_uses:
+            graph.add_edge(a, b, weight=n)
+    out: list[Group] = []
+    for component in nx.connected_components(graph):
+        left = set(component)
+        while True:
+            edges = sorted(
+                (-graph[a][b]["weight"], *sorted((a, b))) for a, b in graph.subgraph(left).edges
+            )
+            if not edges:
+                break
+            members = list(edges[0][1:])
+            while len(members) < max_children:
+                common = set.intersection(*(set(graph[m]) for m in members)) & left
+                ranked = sorted((-len(together(uses, [*members, c])), c) for c in common)
+                if not ranked or -ranked[0][0] < min_co_uses:
+                    break
+                members.append(ranked[0][1])
+            left -= set(members)
+            members.sort()
+            out.append(Group(tuple(members), scope[members[0]], tuple(together(uses, members))))
+    return sorted(out, key=lambda g: (-g.co_uses, g.members))
+
+
+def near(uses: Uses, scope: dict[str, str], *, min_co_uses: int, limit: int) -> list[Group]:
+    """The pairs used together on fewer than `min_co_uses` episodes, most co-used first."""
+    below = sorted((-n, a, b) for (a, b), n in pairs(uses, scope).items() if n < min_co_uses)[
+        :limit
+    ]
+    return [Group((a, b), scope[a], tuple(together(uses, (a, b)))) for _, a, b in below]
