@@ -51,6 +51,10 @@ STRATEGIES = ("delta-patch", "delta-jump", "stepwise")
 #: A claim the judge scores this useful is likely to explain the failure: delta-patch
 #: restores every such claim at once, not one a failure.
 LIKELY = 0.7
+#: A claim the judge scores below this does not bear on the failure: it is not tried, and
+#: with none above it descent goes to the level-0 lessons. Without a judge every claim is
+#: tried, cheapest of what has worked first.
+BEARS = 0.25
 GAP = "knowledge-gap"
 #: How much of a failure's words a `descend` or `knowledge-gap` event keeps.
 _EXCERPT = 300
@@ -273,7 +277,9 @@ def _pick(
     `delta-patch`: every claim the judge found likely to explain the failure (usefulness
     at least `LIKELY`), or else the best one; `delta-jump`: the whole text of the best
     claim's holder (what swapping it in would add); `stepwise`: the next lesson below,
-    level by level, whatever the manifest says."""
+    level by level, whatever the manifest says. Claims the judge found not to bear on the
+    failure (`BEARS`) are none of these."""
+    ranked = [c for c in ranked if c.usefulness is None or c.usefulness >= BEARS]
     if strategy == "delta-patch":
         fresh = [c for c in ranked if c.claim.strip() not in taken]
         likely = [c for c in fresh if c.usefulness is not None and c.usefulness >= LIKELY]
@@ -286,13 +292,21 @@ def _pick(
     else:
         candidates = [(i, ()) for i in _walk(_below(store, lesson_id), lesson_id) if i != lesson_id]
     for holder, ids in candidates:
+        for text in _bodies(store, [holder]):
+            if text not in taken:
+                return [(text, ids)]
+    return []
+
+
+def _bodies(store: Store, ids: Sequence[str]) -> list[str]:
+    """The bodies of the lessons `ids` that still exist, stripped."""
+    out = []
+    for i in ids:
         try:
-            text = store.get(holder).body.strip()
+            out.append(store.get(i).body.strip())
         except LessonNotFound:
             continue
-        if text and text not in taken:
-            return [(text, ids)]
-    return []
+    return [b for b in out if b]
 
 
 def _ranked(store: Store, judge: Any, node: Node, failure: str, prompt: str, strategy: str):
@@ -364,8 +378,9 @@ def during_session(
     compressed lesson it was served, for the rest of the session (`sessions.restore`: the
     prompt hook serves it from there on every later prompt, without the graph). A restored
     claim served on work that then succeeds becomes a patch of its lesson
-    (`keep_rescues`); one that does not is gone when the session is. Returns what was done
-    (as logged)."""
+    (`keep_rescues`); one that does not is gone when the session is. With nothing left to
+    try, the level-0 lessons below are restored whole, for this session only. Returns what
+    was done (as logged)."""
     from rose.store.view import render
 
     root = str(store.primary.root)
@@ -384,14 +399,17 @@ def during_session(
             "session": session_id, "turn": turn, "lesson": node.id, "level": node.level,
             "strategy": strategy, "judged": _judged(ranked), "during": True,
         }  # fmt: skip
-        if not chosen:
-            event["escalate"] = level0(store, node.id)
-        else:
+        if not chosen:  # nothing left to try: the level-0 lessons, which hold all of it
+            bottom = level0(store, node.id)
+            event["escalate"] = bottom
+            chosen = [(t, ()) for t in _bodies(store, bottom) if t not in taken]
+        if chosen:
             for text, ids in chosen:
                 piece = render("inject/restored", id=node.id, claims=[text])
                 sessions.restore(
                     root, session_id, lesson=node.id, claim=ids[0] if ids else "",
                     patch=claim_id(node.id, text), text=text, piece=piece, turn=turn,
+                    escalated="escalate" in event,
                 )  # fmt: skip
             claims = [cid for _, ids in chosen for cid in ids]
             for cid in claims:
@@ -411,8 +429,8 @@ def keep_rescues(store: Store, session_id: str, episodes: Iterable[Any]) -> list
     for episode in episodes:
         for ref in getattr(episode, "patch_rescues", []):
             entry = restored.get(ref.claim)
-            if entry is None or entry["lesson"] != ref.lesson:
-                continue
+            if entry is None or entry["lesson"] != ref.lesson or entry.get("escalated"):
+                continue  # a level-0 lesson served whole is the demotion rule's to judge
             try:
                 node = changed.get(ref.lesson) or store.get(ref.lesson)
             except LessonNotFound:
