@@ -31,8 +31,8 @@ Beside it, `sessions/<session>.restored.jsonl` (append-only too) holds what desc
 for the rest of the session when a reflector saw the work fail: one line a claim
 (``lesson``, ``claim``: the restored claim's id, ``patch``: its id as a patch of that lesson,
 ``text``, ``piece``: the block the prompt hook serves, ``turn``, ``escalated``: the text
-is a level-0 lesson's whole body, descent having nothing smaller left to try). The prompt hook reads it
-on every prompt; a job writes it.
+is a level-0 lesson's whole body, descent having nothing smaller left to try). The prompt
+hook reads it on every prompt; a job writes it.
 
 Standard library only: the prompt hook appends here on every prompt.
 """
