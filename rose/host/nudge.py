@@ -142,8 +142,10 @@ def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | No
         backoff_after=cfg.nudge_backoff_after,
     )
     now = time.time()
-    empty = occasion.empty_streak(sessions.read(root, sid)) if state.get("last") else 0
-    why = occasion.due(state, limits, now, empty=empty)
+    entries = sessions.read(root, sid)
+    empty = occasion.empty_streak(entries) if state.get("last") else 0
+    gaps = occasion.gaps_since_reflection(entries)
+    why = occasion.due(state, limits, now, empty=empty, gaps=gaps)
     if why is None:
         rec["reflect"] = state
         return None

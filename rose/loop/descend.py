@@ -344,6 +344,7 @@ def after_failure(
             if node.id in used:
                 gap = {**base, "title": node.title, "prompt": prompt[:_EXCERPT], "failure": words}
                 store.log(GAP, gap)
+                sessions.append(root, session_id, "gap", turn=turn, lesson=node.id)
                 done.append({"kind": GAP, **gap})
             continue
         node = store.get(node.id)  # as it is now, not as it was served

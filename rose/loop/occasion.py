@@ -3,7 +3,8 @@
 The Stop hook keeps, in the session's freshness record, what happened since the last
 reflection: tool calls, failed tool calls and turns. A reflection is due once any of them
 reaches its setting (`reflect.nudge_after_tool_calls`, `reflect.min_surprises`,
-`reflect.nudge_after_turns`) and the cooldown since the last one has passed. Failures are
+`reflect.nudge_after_turns`), or a knowledge gap was found (descent had nothing below a
+used lesson to restore), and the cooldown since the last one has passed. Failures are
 one occasion among three on purpose: a conceptual mistake exits zero and passes its tests,
 so a reflector that waited for errors would see only the cheapest mistakes.
 
@@ -51,9 +52,15 @@ def tally(state: dict, *, tool_calls: int, failed: int, turns: int = 1) -> dict:
     return out
 
 
-def due(state: dict, settings: Settings, now: float, *, empty: int = 0) -> str | None:
-    """Why a reflection is due now (a phrase for the log), or None."""
+def due(
+    state: dict, settings: Settings, now: float, *, empty: int = 0, gaps: int = 0
+) -> str | None:
+    """Why a reflection is due now (a phrase for the log), or None. `gaps` are knowledge
+    gaps found since the last reflection (work failed with a level-0 lesson used: nothing
+    below it to restore), each an occasion to learn on its own."""
     reasons = []
+    if gaps:
+        reasons.append(f"{gaps} knowledge gap{'s' if gaps != 1 else ''}")
     if int(state.get("tools", 0)) >= settings.tool_calls:
         reasons.append(f"{state['tools']} tool calls")
     if int(state.get("failed", 0)) >= settings.surprises:
@@ -71,6 +78,17 @@ def due(state: dict, settings: Settings, now: float, *, empty: int = 0) -> str |
 def reset(state: dict, now: float) -> dict:
     """`state` after a reflection was started: the counts begin again."""
     return {**state, "tools": 0, "failed": 0, "turns": 0, "last": now}
+
+
+def gaps_since_reflection(entries: list[dict]) -> int:
+    """The `gap` entries after the session log's latest `nudge` (all of them, before any)."""
+    n = 0
+    for e in entries:
+        if e.get("t") == "nudge":
+            n = 0
+        elif e.get("t") == "gap":
+            n += 1
+    return n
 
 
 def empty_streak(entries: list[dict]) -> int:

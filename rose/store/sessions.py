@@ -25,7 +25,9 @@ Entries (``t`` says which):
 - ``nudge``: the Stop hook started a reflection (``mode``, ``why``, the transcript's byte
   range ``start``..``end`` it covers);
 - ``minted``: a reflection stored (or folded) a lesson (``id``, ``source``);
-- ``reflected``: a reflection finished (``produced``: whether it found anything).
+- ``reflected``: a reflection finished (``produced``: whether it found anything);
+- ``gap``: work failed with a level-0 lesson used (``lesson``): a knowledge gap, which
+  makes a reflection due at the next Stop.
 
 Beside it, `sessions/<session>.restored.jsonl` (append-only too) holds what descent restored
 for the rest of the session when a reflector saw the work fail: one line a claim
@@ -58,6 +60,7 @@ KINDS = (
     "nudge",
     "minted",
     "reflected",
+    "gap",
 )
 #: Who may write a ``used`` entry, best first: the agent or its in-session reflector, a
 #: forked reflector (`rose used --source reflector`); then the judges of the digest, the
