@@ -51,6 +51,7 @@ def test_json_has_every_key_and_null_where_a_stage_is_not_built(tmp_path: Path, 
             assert (figures[name] is None) == (not STAGES[stage]), name
     assert figures["background_calls_per_session"] >= 2  # assess and reflect, each session
     assert figures["store"] == str(tmp_path / "demo" / ".rose")
+    assert figures["hook_errors"] == 0 and figures["jobs_failed"] == 0
     assert (
         len(list((tmp_path / "demo" / ".rose" / "episodes").glob("*.json"))) == figures["episodes"]
     )

@@ -131,6 +131,7 @@ def test_the_in_process_loop_matches_real_hook_processes(tmp_path: Path):
     units = sum(r.attempts for r in real)  # a reply to a failure is a unit of work too
     assert figures["episodes"] == units == len(list((procs.root / "episodes").glob("*.json")))
     assert figures["hook_errors"] == 0 and not procs.tally.errors
+    assert figures["jobs_failed"] == 0
     assert figures["minted"] >= 1  # the sessions taught it something, and it kept it
     assert _titles(tmp_path / "inproc") == _titles(tmp_path / "procs")
 

@@ -68,6 +68,11 @@ def demo(
             f"{figures['hook_errors']} hook call(s) failed during the demo: "
             f"{host.tally.errors[0]} (the store's events.jsonl at {figures['store']} has them all)"
         )
+    if figures["jobs_failed"]:
+        raise RoseError(
+            f"{figures['jobs_failed']} job(s) failed during the demo: `rose jobs` run in "
+            f"{folder} lists them, each with its log"
+        )
     if as_json:
         emit_json(figures)
         return

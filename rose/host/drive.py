@@ -318,6 +318,10 @@ class HookHost:
             "episodes": int(episodes["n"]),
             "store": str(self.root),
             "hook_errors": len(self.tally.errors),
+            # the hooks' jobs run here, and one that raises is recorded failed, not raised
+            "jobs_failed": sum(
+                r.get("state") == "failed" for r in jobs.jobs(StoreDir(self.root, "project"))
+            ),
             "not_built": not_built(),
             "minted": sum(1 for r in lessons if r["origin"] == "reflection"),
             "precision": round(sum(r["used"] for r in served) / n_served, 4) if n_served else None,
