@@ -6,7 +6,7 @@ import dataclasses
 
 import typer
 
-from rose.cli._out import emit_json
+from rose.cli._out import emit_json, print_attempts
 
 
 def register(app: typer.Typer) -> None:
@@ -56,32 +56,12 @@ def compact(
         attempts = [stage.compress(store, node, judge=judge, dry_run=dry_run)]
     else:
         attempts = stage.compress_due(store, judge=judge, limit=limit, dry_run=dry_run)
-    if as_json:
-        emit_json([_dump(a) for a in attempts])
-        return
-    for a in attempts:
-        typer.echo(_line(a))
-    if not attempts:
-        typer.echo("nothing is due (`rose compact --list` says why)")
-
-
-def _dump(a) -> dict:
-    out = {f.name: getattr(a, f.name) for f in dataclasses.fields(a)}
-    out["replays"] = [r.model_dump() for r in a.replays]
-    return out
-
-
-def _line(a) -> str:
-    size = f"{a.tokens} -> {a.candidate_tokens} tokens, {a.dropped} claim(s) dropped"
-    passed = sum(r.passed for r in a.replays)
-    replays = f", {passed}/{len(a.replays)} replays passed" if a.replays else ""
-    head = f"{a.node}: {a.result}" + (f" as {a.new}" if a.new else "")
-    tail = f" ({size}{replays})" + (f": {a.reason}" if a.reason else "")
-    if a.held_out:
-        tail += f"; held out {a.held_out['passed']}/{a.held_out['total']} passed"
-    elif a.held_out_note:
-        tail += f"; {a.held_out_note}"
-    return head + tail
+    print_attempts(
+        attempts,
+        as_json=as_json,
+        head=lambda a: a.node,
+        nothing="nothing is due (`rose compact --list` says why)",
+    )
 
 
 def repair(
