@@ -356,13 +356,20 @@ def after_failure(
         else:
             node.patches = [*node.patches, *(text for text, _ in chosen)]
             store.save(node)
-            claims = [cid for _, ids in chosen for cid in ids]
-            for cid in claims:
-                sessions.append(root, session_id, "expand", turn=turn, lesson=node.id, claim=cid)
-            event.update(claims=claims, tokens=sum(tokens.count(t) for t, _ in chosen))
+            _expanded(root, event, chosen)
         store.log("descend", event)
         done.append({"kind": "descend", **event})
     return done
+
+
+def _expanded(root: str, event: dict[str, Any], chosen: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Log each claim restored for the unit's episode (`expand`), and say so in `event`."""
+    claims = [cid for _, ids in chosen for cid in ids]
+    for cid in claims:
+        sessions.append(
+            root, event["session"], "expand", turn=event["turn"], lesson=event["lesson"], claim=cid
+        )
+    event.update(claims=claims, tokens=sum(tokens.count(t) for t, _ in chosen))
 
 
 def during_session(
@@ -412,10 +419,7 @@ def during_session(
                     patch=claim_id(node.id, text), text=text, piece=piece, turn=turn,
                     escalated="escalate" in event,
                 )  # fmt: skip
-            claims = [cid for _, ids in chosen for cid in ids]
-            for cid in claims:
-                sessions.append(root, session_id, "expand", turn=turn, lesson=node.id, claim=cid)
-            event.update(claims=claims, tokens=sum(tokens.count(t) for t, _ in chosen))
+            _expanded(root, event, chosen)
         store.log("descend", event)
         done.append({"kind": "descend", **event})
     return done
