@@ -42,6 +42,13 @@ def used(
     source: Literal["rose used", "reflector"] = typer.Option(
         "rose used", "--source", help="Who is reporting: the agent in the session, or a fork."
     ),
+    failed: str = typer.Option(
+        None,
+        "--failed",
+        metavar="TEXT",
+        help="The work failed, and how (the errors, the symptoms): ROSE restores detail its"
+        " compressed lessons left out, for the rest of the session.",
+    ),
 ) -> None:
     """Report which served lessons actually bore on the work of a session.
 
@@ -49,14 +56,25 @@ def used(
     session is absorbed. Be strict: a lesson on the topic, read and found irrelevant, or
     served and then contradicted was not used. A lesson served but unused scores neither
     success nor failure; this report outranks the digest judge's for the lessons it names.
+    With --failed (alone or beside them), a detached job restores the detail that may
+    explain the failure to the compressed lessons the work was served.
     """
+    from rose.host.learning import report_failure
     from rose.store.facade import Store
 
     spans = [_span(v) for v in load_bearing or []]
-    n = Store.open().attribute(
-        session, _ids(used_ids), _ids(unused_ids), load_bearing=spans, turn=turn, source=source
-    )
-    typer.echo(f"recorded for session {session}, prompt {n}")
+    store = Store.open()
+    said = bool(used_ids or unused_ids or spans)
+    if said or not failed:
+        turn = store.attribute(
+            session, _ids(used_ids), _ids(unused_ids), load_bearing=spans, turn=turn, source=source
+        )
+        typer.echo(f"recorded for session {session}, prompt {turn}")
+    if failed:
+        turn = report_failure(store, session, failed, turn=turn)
+        typer.echo(
+            f"failure noted for session {session}, prompt {turn}: descent will restore detail"
+        )
 
 
 def _span(value: str) -> tuple[str, str]:

@@ -80,6 +80,7 @@ KINDS: dict[str, Kind] = {
     "absorb": Kind("rose.host.learning:absorb", deadline_s=300, retry=True),
     "reflect": Kind("rose.host.learning:reflect", deadline_s=300),
     "reflect-fork": Kind("rose.host.learning:reflect_fork", deadline_s=900),
+    "restore": Kind("rose.host.learning:restore", deadline_s=300),
     "reconcile": Kind("rose.loop.consolidate:reconcile_job", deadline_s=600),
     "compress": Kind("rose.loop.compress:compress_job", deadline_s=900),
     "counterfactual": Kind("rose.loop.counterfactual:counterfactual_job", deadline_s=600),

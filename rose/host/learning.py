@@ -179,6 +179,38 @@ def _descend(
         store.log("descend-failed", why)
 
 
+def report_failure(store: Store, session_id: str, failure: str, *, turn: int | None) -> int:
+    """A reflector (a fork, or the agent asked to reflect) says the work of `turn` (default:
+    the latest) failed: queue a `restore` job, which descends mid-session from what that
+    unit was served. Returns the turn."""
+    from rose.errors import RoseError
+    from rose.host.jobs import submit
+
+    if not failure.strip():
+        raise RoseError("--failed names no failure: say what went wrong (the errors, symptoms)")
+    root = str(store.primary.root)
+    turn = turn or sessions.last_turn(root, session_id)
+    if not turn:
+        raise RoseError(f"session {session_id} has no prompt on record in {root}")
+    payload = {"session": session_id, "turn": turn, "failure": failure.strip()[:2000]}
+    submit(store.primary, "restore", payload, key=f"{session_id}:{turn}")
+    return turn
+
+
+def restore(job: JobContext) -> None:
+    """The `restore` job: descent mid-session for the failure a reflector reported."""
+    from rose.judge.calls import for_store
+
+    p = job.payload
+    store = job.store()
+    sid, turn = str(p["session"]), int(p["turn"])
+    prompts = [e for e in sessions.read(str(store.primary.root), sid) if e["t"] == "prompt"]
+    unit = next((e for e in prompts if int(e.get("turn") or 0) == turn), {})
+    served = list(unit.get("served") or [])
+    _restore(store, for_store(store), sid, turn, str(unit.get("prompt", "")), str(p["failure"]),
+             served)  # fmt: skip
+
+
 def _restore(
     store: Store, judge: Any, sid: str, turn: int, prompt: str, failure: str, served: list[str]
 ) -> None:
