@@ -41,9 +41,11 @@ def plot(result: Mapping[str, Any], path: Path) -> Path | None:
         axes[1].set_ylim(-0.05, 1.05)
         axes[1].set_xlabel("session (middle of each slice of the stream)")
         handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize="small")
+        # Five to a row: nine arms side by side run past the figure's edge.
+        rows = -(-len(labels) // 5)
+        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize="small")
         fig.suptitle(_title(result["params"]), fontsize="medium")
-        fig.tight_layout(rect=(0, 0.04, 1, 1))  # room for the legend below the panels
+        fig.tight_layout(rect=(0, 0.04 * rows, 1, 1))  # room for the legend below the panels
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, format="png", dpi=110)
     finally:
