@@ -127,7 +127,8 @@ def _report(f: dict[str, Any], *, world: Any, seed: int, noise: float, prompt: s
         *_trend(f["over_time"]),
         "",
         f"The store: {f['lessons']} lessons, {f['apexes']} apexes, highest level "
-        f"{f['max_level']}; {f['episodes']} episodes recorded, one a unit of work, each judged once it is complete.",
+        f"{f['max_level']}; {f['episodes']} episodes recorded, one a unit of work, each judged"
+        " once it is complete.",
     ]
     figures = [
         ("lessons minted", f["minted"]),
