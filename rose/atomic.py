@@ -1,10 +1,12 @@
-"""Atomic, redacted writes: every byte ROSE puts on disk goes through here."""
+"""Atomic, redacted writes: every byte ROSE puts on disk goes through here; and the one way
+ROSE holds a lock file."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from rose.redact import redact, redact_file, redact_obj
@@ -58,5 +60,20 @@ def append_line(path: Path, line: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive flock on `path` (made, with its folder, if missing) for the body of
+    the `with`, waiting for it; closing drops the lock, as its holder's death does."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
         os.close(fd)

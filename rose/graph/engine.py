@@ -17,7 +17,7 @@ import random
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -466,17 +466,11 @@ def _with_sides(path: Path) -> list[Path]:
     return [path, *(path.with_name(path.name + s) for s in _SIDE_FILES)]
 
 
-@contextmanager
-def _healing(path: Path) -> Iterator[None]:
+def _healing(path: Path) -> AbstractContextManager[None]:
     """Only one process at a time decides to move the database aside."""
-    import fcntl
+    from rose.atomic import exclusive
 
-    fd = os.open(path.with_name(path.name + ".heal"), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+    return exclusive(path.with_name(path.name + ".heal"))
 
 
 def _still_damaged(path: Path, engine: str) -> bool:

@@ -23,11 +23,12 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rose.atomic import exclusive
 from rose.events import append_event
 from rose.loop import reflect as reflection
 from rose.store import absorb as absorbing
@@ -43,20 +44,11 @@ if TYPE_CHECKING:
 MATCH_CHARS = 200
 
 
-@contextmanager
-def _one_at_a_time(store: Store, session_id: str) -> Iterator[None]:
+def _one_at_a_time(store: Store, session_id: str) -> AbstractContextManager[None]:
     """Hold the session's learning lock: a Stop's job and SessionEnd's may run side by side
-    (`jobs.max_concurrent`), and each must see what the other judged before judging it."""
-    import fcntl
-
-    path = store.primary.sessions / f"{sessions.safe_id(session_id)}.learning.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # held for a model call at most; the job has a deadline
-        yield
-    finally:
-        os.close(fd)  # closing drops the lock
+    (`jobs.max_concurrent`), and each must see what the other judged before judging it. It
+    is held for a model call at most; the job has a deadline."""
+    return exclusive(store.primary.sessions / f"{sessions.safe_id(session_id)}.learning.lock")
 
 
 def _norm(text: str) -> str:

@@ -7,21 +7,12 @@ while merging it, leaving two servable forms of it side by side.
 
 from __future__ import annotations
 
-import fcntl
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
+from rose.atomic import exclusive
 from rose.store.facade import Store
 
 
-@contextmanager
-def rewriting(store: Store) -> Iterator[None]:
+def rewriting(store: Store) -> AbstractContextManager[None]:
     """Hold the store's apex lock (`jobs/apexes.lock`) for the body of the `with`."""
-    store.primary.jobs.mkdir(parents=True, exist_ok=True)
-    fd = os.open(store.primary.jobs / "apexes.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+    return exclusive(store.primary.jobs / "apexes.lock")

@@ -231,15 +231,11 @@ def _rescoped(store: Store, judge: Any, node: Node) -> Store:
 def _one_at_a_time(store: Store) -> Iterator[None]:
     """Hold `jobs/reconcile.lock` of each of the store's folders (project, then global: one
     order, so no two runs wait on each other) while reconciling."""
-    import fcntl
-    import os
+    from rose.atomic import exclusive
 
     with ExitStack() as stack:
-        for d in store.dirs:
-            d.jobs.mkdir(parents=True, exist_ok=True)
-            fd = os.open(d.jobs / "reconcile.lock", os.O_RDWR | os.O_CREAT, 0o644)
-            stack.callback(os.close, fd)  # closing drops the lock, as its holder's death does
-            fcntl.flock(fd, fcntl.LOCK_EX)  # a run waits its turn; a job has a deadline
+        for d in store.dirs:  # a run waits its turn; a job has a deadline
+            stack.enter_context(exclusive(d.jobs / "reconcile.lock"))
         yield
 
 

@@ -34,14 +34,13 @@ A failed probe or an unreadable judgement records no verdict, never an agreement
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from rose.atomic import exclusive
 from rose.errors import RoseError
 from rose.events import read_events
 from rose.judge import models as m
@@ -200,15 +199,8 @@ def _log(store: Store, check: Check, *, served: int) -> None:
     )
 
 
-@contextmanager
-def _one_at_a_time(store: Store) -> Iterator[None]:
-    store.primary.jobs.mkdir(parents=True, exist_ok=True)
-    fd = os.open(store.primary.jobs / "counterfactual.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+def _one_at_a_time(store: Store) -> AbstractContextManager[None]:
+    return exclusive(store.primary.jobs / "counterfactual.lock")
 
 
 def agreement(store: Store) -> dict[str, Any]:
