@@ -87,13 +87,13 @@ def append(store_root: str | Path, session_id: str, kind: str, **data: object) -
     append_line(log_path(store_root, session_id), json.dumps(record, ensure_ascii=False))
 
 
-def read(store_root: str | Path, session_id: str) -> list[dict]:
-    """Every readable entry, oldest first; a torn or foreign line is skipped."""
-    path = log_path(store_root, session_id)
+def _records(path: Path) -> list[dict]:
+    """The JSON objects of an append-only file, a line each; a torn or foreign line is
+    skipped, a missing file is none."""
     try:
         with open(path, encoding="utf-8") as fh:
             lines = fh.readlines()
-    except FileNotFoundError:
+    except OSError:
         return []
     out = []
     for line in lines:
@@ -101,9 +101,14 @@ def read(store_root: str | Path, session_id: str) -> list[dict]:
             rec = json.loads(line)
         except ValueError:
             continue
-        if isinstance(rec, dict) and rec.get("t") in KINDS:
+        if isinstance(rec, dict):
             out.append(rec)
     return out
+
+
+def read(store_root: str | Path, session_id: str) -> list[dict]:
+    """Every readable entry, oldest first; a torn or foreign line is skipped."""
+    return [r for r in _records(log_path(store_root, session_id)) if r.get("t") in KINDS]
 
 
 def last_turn(store_root: str | Path, session_id: str) -> int:
@@ -133,20 +138,8 @@ def restore(store_root: str | Path, session_id: str, **entry: object) -> None:
 
 def restored(store_root: str | Path, session_id: str) -> list[dict]:
     """What descent restored in this session, oldest first (a torn line is skipped)."""
-    try:
-        with open(restored_path(store_root, session_id), encoding="utf-8") as fh:
-            lines = fh.readlines()
-    except OSError:
-        return []
-    out = []
-    for line in lines:
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(rec, dict) and all(isinstance(rec.get(k), str) for k in _RESTORED):
-            out.append(rec)
-    return out
+    entries = _records(restored_path(store_root, session_id))
+    return [r for r in entries if all(isinstance(r.get(k), str) for k in _RESTORED)]
 
 
 _RESTORED = ("lesson", "patch", "text", "piece")
