@@ -219,3 +219,16 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def hints(failed: Sequence[Replayed], *, have: Sequence[str] = ()) -> list[str]:
+    """Preserve hints from failed replays: what the judge found missing, with the task; each
+    once, none already in `have`. A replay that itself failed says nothing about the lesson."""
+    out: list[str] = []
+    for r in failed:
+        if not r.prompt:
+            continue
+        hint = f"{r.reason.strip()} (task: {' '.join(r.prompt.split())[:160]})"
+        if hint not in have and hint not in out:
+            out.append(hint)
+    return out

@@ -186,7 +186,7 @@ def _attempt(
         failed = [r for r in attempt.replays if not r.passed]
         if failed:
             attempt.reason = f"{len(failed)} of {len(attempt.replays)} replays failed"
-            attempt.preserve = _hints(node, failed)
+            attempt.preserve = _replay.hints(failed, have=node.preserve)
     attempt.result = "rejected" if attempt.reason else "accepted"
     if dry_run:
         attempt.result = "dry-run"
@@ -217,19 +217,6 @@ def _refusal(attempt: Attempt, ratio: float) -> str:
     if after > before * ratio:
         return f"too long: {after} of {before} tokens, more than compress.ratio ({ratio:g})"
     return ""
-
-
-def _hints(node: Node, failed: list[_replay.Replayed]) -> list[str]:
-    """Preserve hints from failed replays: what the judge found missing, with the task."""
-    have = set(node.preserve)
-    out: list[str] = []
-    for r in failed:
-        if not r.prompt:  # the replay itself failed: it says nothing about the lesson
-            continue
-        hint = f"{r.reason.strip()} (task: {' '.join(r.prompt.split())[:160]})"
-        if hint not in have and hint not in out:
-            out.append(hint)
-    return out
 
 
 def _check_held_out(

@@ -257,7 +257,7 @@ def _attempt(
         failed = [r for r in attempt.replays if not r.passed]
         if failed:
             attempt.reason = f"{len(failed)} of {len(attempt.replays)} replays failed"
-            attempt.preserve = [h for h in _missing(failed) if h not in preserve]
+            attempt.preserve = _replay.hints(failed, have=preserve)
     attempt.result = "rejected" if attempt.reason else "accepted"
     if dry_run:
         attempt.result = "dry-run"
@@ -293,16 +293,6 @@ def _refusal(attempt: Attempt, parent: Node, children: list[Node]) -> str:
             f"{UNDER_REPORTED:.0%} or more shorter, and no dropped claim declared"
         )
     return ""
-
-
-def _missing(failed: list[_replay.Replayed]) -> list[str]:
-    """Hints from failed replays: what the judge found missing, with the task."""
-    out: list[str] = []
-    for r in failed:
-        if r.prompt:  # a replay that itself failed says nothing about the parent
-            hint = f"{r.reason.strip()} (task: {' '.join(r.prompt.split())[:160]})"
-            out += [hint] if hint not in out else []
-    return out
 
 
 def _held_out(
