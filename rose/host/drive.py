@@ -272,7 +272,9 @@ class HookHost:
     def stop(self, session: str, transcript: str = "") -> dict[str, Any]:
         """The agent stops after a turn: the Stop hook, then the jobs it queued (absorbing
         the units before this turn, a reflection when one is due), here at once."""
-        path = self._transcript(session, transcript)
+        return self._stop(session, self._transcript(session, transcript))
+
+    def _stop(self, session: str, path: str) -> dict[str, Any]:
         stop = self._payload(session, "Stop", stop_hook_active=False)
         self.hook("stop", {**stop, "transcript_path": path})
         jobs.run_here(StoreDir(self.root, "project"))
@@ -286,8 +288,8 @@ class HookHost:
         `transcript` is the whole session as the host recorded it (Claude Code's JSONL),
         named in both payloads, so the learning jobs read it as they read a real one.
         """
-        stopped = self.stop(session, transcript)
         path = self._transcript(session, transcript)
+        stopped = self._stop(session, path)
         payload = self._payload(session, "SessionEnd", reason="prompt_input_exit")
         self.hook("session-end", {**payload, "transcript_path": path})
         jobs.run_here(StoreDir(self.root, "project"))
