@@ -139,11 +139,17 @@ class Descend(_Section):
 
 
 class Routing(_Section):
+    enabled: bool = Field(
+        True,
+        description="Write selection rules from reflections and give them to recall's selection.",
+    )
     max_tokens: int = Field(
         300,
         ge=0,
-        description="Token cap on the always-injected rules.",
-        json_schema_extra=NOT_BUILT,
+        description=(
+            "Token cap on the selection rules given to each of recall's selection questions;"
+            " when it binds, the rules with the worst record drop out first."
+        ),
     )
 
 

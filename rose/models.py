@@ -265,8 +265,9 @@ class Episode(_Model):
     episode into the stats of the lessons it names, so no counter is ever rewritten.
     `unused` lists what was served (or named) but not used, with the likely `causes`
     where a judge could tell; `recall` is how that prompt's lessons were chosen and
-    `attributed_by` which sources spoke. Episodes written before these existed load
-    with them empty.
+    `attributed_by` which sources spoke; `rules` the selection rules (ids) that prompt's
+    selection questions were given, from which each rule's record is counted. Episodes
+    written before these existed load with them empty.
 
     `patch_rescues` are the patches (`Node.patches`, by `claim_id` of the lesson carrying
     them) served in full with a lesson this successful unit used. They are kept apart from
@@ -287,6 +288,9 @@ class Episode(_Model):
         default_factory=dict, description="unused lesson id → why it went unused, where known"
     )
     recall: RecallMode = ""
+    rules: list[str] = Field(
+        default_factory=list, description="the selection rules recall's selection was given"
+    )
     attributed_by: list[AttributionSource] = Field(default_factory=list)
     citations: list[str] = Field(default_factory=list)
     load_bearing: list[Span] = Field(default_factory=list)
@@ -314,14 +318,23 @@ class Episode(_Model):
 
 
 class RoutingRule(_Model):
-    """(not built yet) A selection lesson: when a kind of task comes up, where (not) to look."""
+    """A selection rule: when a kind of task comes up, where (not) to look in the store.
+
+    Written once (by a reflection, or by hand with `rose route --when --then`) to
+    `.rose/routing/<id>.md`; its record (the selections it took part in, and how much of what
+    they served was used) is counted from the episodes that name it, never stored here.
+    """
 
     id: str = Field(default_factory=lambda: new_id("r"))
     when: str = Field(min_length=1, description="the kind of task this applies to")
     then: str = Field(min_length=1, description="where to look, or what to skip")
-    helped: int = Field(0, ge=0)
-    hurt: int = Field(0, ge=0)
+    origin: Literal["reflection", "manual"] = "manual"
+    source: str = Field("", description="the stretch of work a reflection wrote it from")
     created: datetime = Field(default_factory=now)
+
+    def text(self) -> str:
+        """The rule as one line, as selection is shown it."""
+        return f"when {self.when.strip()}: {self.then.strip()}"
 
 
 class ServedEntry(_Model):

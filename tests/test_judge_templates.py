@@ -35,7 +35,12 @@ PROMPT = "add retry to the http client"
 DIGEST = "User: add retry\nAgent: added exponential backoff; tests pass"
 
 EXAMPLES = {
-    "relevance": {"prompt": PROMPT, "candidates": CANDS, "found": [OTHER]},
+    "relevance": {
+        "prompt": PROMPT,
+        "candidates": CANDS,
+        "found": [OTHER],
+        "rules": ["when the task touches retries: read the S3 lessons"],
+    },
     "related": {"lesson": LESSON, "candidates": CANDS[1:]},
     "reconcile": {"lesson": LESSON, "existing": [OTHER]},
     "scope": {"lesson": LESSON, "project": "acme-shop"},
@@ -47,6 +52,7 @@ EXAMPLES = {
         "claims": [{"id": "c1", "claim": "Parse the body, not the status code", "kind": "caveat"}],
     },
     "select": {"prompt": PROMPT, "candidates": CANDS, "rules": ["when the task runs tests: read"]},
+    "rule_form": {"when": "the task runs the integration tests", "then": "read the testing ones"},
     "compress": {
         "lesson": LESSON,
         "evidence": ["Retry only idempotent calls."],

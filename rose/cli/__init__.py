@@ -65,6 +65,7 @@ _GROUPS = (
     "compact_cmds",
     "merge_cmds",
     "conflict_cmds",
+    "route_cmds",
     "episode_cmds",
     "query_cmds",
     "config_cmds",

@@ -137,7 +137,8 @@ def _report(f: dict[str, Any], *, world: Any, seed: int, noise: float, prompt: s
         ("merges", f["merges"]),
         ("rescues by descent", f["rescues"]),
         ("conflicts raised", f["conflicts"]),
-        ("routing rules", f["routing_rules"]),
+        ("selection rules", f["rules"]),
+        ("rules per lesson", f["routing_rules"]),
     ]
     shown = [f"{name} {value}" for name, value in figures if value is not None]
     if shown:

@@ -54,7 +54,7 @@ STAGES: dict[str, bool] = {
     "compression": True,
     "merges": True,
     "descent": True,
-    "routing": False,
+    "routing": True,
 }
 #: What each stage does, as the demo names it.
 DOES: dict[str, str] = {
@@ -341,6 +341,10 @@ class HookHost:
         out["counterfactual_checked"] = checked["checked"]
         if STAGES["merges"]:
             out["merges"] = merge_summary(store)["accepted"]
+        if STAGES["routing"]:  # rules in the store, and rules per lesson (the growth ratio)
+            n_rules = len(store.rules()[0])
+            out["rules"] = n_rules
+            out["routing_rules"] = round(n_rules / len(lessons), 4) if lessons else 0.0
         if not any(STAGES[s] for s in BACKGROUND):
             out["background_calls_per_session"] = None
         for stage, names in FIGURES.items():

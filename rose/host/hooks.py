@@ -306,7 +306,7 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     chosen_for = _choose(prompt, roots, payload.get("cwd"))
     if chosen_for is None:
         return None  # recall is switched off
-    view, chosen, note = chosen_for
+    view, chosen, note, rules = chosen_for
     kept = notices.take([r for r, _ in roots])  # what a detached job did since: said once
     if kept:
         note = " · ".join([*kept, note] if note else kept)
@@ -333,6 +333,8 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         fell_back = any(part.startswith("degraded:") for part in note.split(" · "))
         mode = "fits" if view.get("fits") else "degraded" if fell_back else "judged"
         unit["recall"] = "" if view.get("empty") else mode
+        if rules:  # the selection rules its selection was given: each rule's record
+            unit["rules"] = rules
         sessions.append(roots[0][0], sid, "prompt", **unit)
         if chosen:
             append_event(Path(roots[0][0]) / "events.jsonl", "inject", _inject_event(sid, result))
@@ -356,8 +358,9 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     return None  # answered above
 
 
-def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str] | None:
-    """The view, the lessons recall chose for the prompt, and a note; None when recall is off."""
+def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] | None:
+    """The view, the lessons recall chose for the prompt, a note and the selection rules
+    given (none on the fast path: nothing was selected); None when recall is off."""
     view, current = _read_view(roots)
     note = ""
     last = view if _servable(view) else None  # the last complete view, maybe one write old
@@ -366,12 +369,13 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str] | None:
     if view is not None and current and not view.get("enabled", True):
         return None
     if current and view is not None and _servable(view):
-        return view, [] if view.get("empty") else view["lessons"], note
+        return view, [] if view.get("empty") else view["lessons"], note, []
     from rose.errors import StoreLocked
     from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
 
+    rules: list[str] = []
     try:
-        view, chosen, note = recall_for_hook(prompt, roots, cwd)
+        view, chosen, note, rules = recall_for_hook(prompt, roots, cwd)
     except StoreLocked:
         if last is None:
             raise
@@ -382,7 +386,7 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str] | None:
     from rose.store.facade import take_notices  # what the slow path repaired (a rebuilt index)
 
     repaired = take_notices()
-    return view, chosen, " · ".join([*repaired, note] if note else repaired)
+    return view, chosen, " · ".join([*repaired, note] if note else repaired), rules
 
 
 def _inject_event(sid: str, result: Pack) -> dict:

@@ -119,6 +119,13 @@ CALLS: dict[str, Call] = {
             ids=("candidates", "selected"),
         ),
         Call(
+            "rule_form",
+            "Is this selection rule conditioned on a kind of task, not a verdict on a lesson?",
+            m.RuleFormContext,
+            m.RuleFormAnswer,
+            cache=True,
+        ),
+        Call(
             "compress",
             "Rewrite this lesson shorter, declaring every claim removed.",
             m.CompressContext,

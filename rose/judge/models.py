@@ -54,9 +54,13 @@ class RepairClaim(_Context):
 
 
 class RelevanceContext(_Context):
+    """`rules`: the selection rules (`when ...: then ...`), from earlier sessions, on where
+    the knowledge for a kind of task was found; never lessons, never candidates."""
+
     prompt: str
     candidates: list[Candidate]
     found: list[Lesson] = Field(default_factory=list)
+    rules: list[str] = Field(default_factory=list)
 
 
 class RelatedContext(_Context):
@@ -100,6 +104,13 @@ class SelectContext(_Context):
     prompt: str
     candidates: list[Candidate]
     rules: list[str] = Field(default_factory=list)
+
+
+class RuleFormContext(_Context):
+    """A selection rule about to be written: is it of the form a rule must have?"""
+
+    when: str
+    then: str
 
 
 class CompressContext(_Context):
@@ -248,6 +259,13 @@ class LoadBearing(_Answer):
     span: str = Field(min_length=1, description="the sentence of that lesson that did work")
 
 
+class ProposedRule(_Answer):
+    when: str = Field(min_length=1, description="the kind of task it applies to")
+    then: str = Field(
+        min_length=1, description="where the knowledge for it is, or what does not apply"
+    )
+
+
 class ReflectAnswer(_Answer):
     found: bool
     reason: str
@@ -261,6 +279,10 @@ class ReflectAnswer(_Answer):
     )
     failure: str = Field(
         "", description="when it failed: what went wrong, in the transcript's own words"
+    )
+    rules: list[ProposedRule] = Field(
+        default_factory=list,
+        description="selection rules: for a kind of task, where its knowledge was (or was not)",
     )
 
     @model_validator(mode="after")
@@ -278,6 +300,15 @@ class RepairScore(_Answer):
 
 class RankRepairsAnswer(_Answer):
     ranking: list[RepairScore]
+
+
+class RuleFormAnswer(_Answer):
+    conditioned: bool = Field(description="true if the rule names a kind of task it applies to")
+    about_one_lesson: bool = Field(
+        description="true if it is a verdict on one lesson (how useful it is) rather than "
+        "on where to look for a kind of task"
+    )
+    reason: str
 
 
 class SelectAnswer(_Answer):

@@ -7,6 +7,10 @@ the apexes of both scopes go into one `relevance` question (one line each); only
 `recall.judge_calls` and `recall.max_depth`, and whatever is still unresolved
 when the budget runs out is served rather than dropped. When the model cannot
 answer in time, recall falls back to the budget-ranked apexes and says so.
+
+Every relevance question of the walk is given the selection rules (`rose.loop.route`,
+capped by `routing.max_tokens`): they are never candidates and never served, and when a
+gate answers without a model no rule is read at all.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ class RecallResult:
     degraded: str = ""
     calls: int = 0
     view: dict = field(default_factory=dict)
+    rules: list[str] = field(default_factory=list)  # ids of the selection rules given
 
     @property
     def note(self) -> str:
@@ -154,7 +159,14 @@ def _degrade(res: RecallResult, store: Store, budget: int, why: str) -> RecallRe
 def _walk(
     store: Store, prompt: str, judge: Any, res: RecallResult, started: float, deadline_s: float
 ) -> None:
+    from rose.loop import route
+
     rc = store.config.recall
+    given_rules = route.for_selection(store)
+    res.rules = [r.id for r in given_rules]
+    rule_text = [r.text() for r in given_rules]
+    if given_rules:
+        res.decisions.append(f"{len(given_rules)} selection rule(s) given to each question")
     frontier = store.read("apexes", scope="")
     depth = 0
     while frontier:
@@ -168,7 +180,8 @@ def _walk(
             return
         offered = [{"id": i["id"], "title": i["title"], "gist": i["gist"]} for i in frontier]
         res.rounds.append(offered)
-        answer = judge.ask("relevance", {"prompt": prompt, "candidates": offered})
+        ask = {"prompt": prompt, "candidates": offered, "rules": rule_text}
+        answer = judge.ask("relevance", ask)
         res.calls += 1
         by_id = {i["id"]: i for i in frontier}
         given = {v.id: v for v in answer.verdicts}
@@ -205,14 +218,18 @@ def _children(store: Store, parents: list[dict], res: RecallResult) -> list[dict
     return out
 
 
-def recall_for_hook(prompt: str, roots: list, cwd: str | None) -> tuple[dict, list[dict], str]:
-    """The prompt hook's slow path: open the store with the hook's short lock deadline."""
+def recall_for_hook(
+    prompt: str, roots: list, cwd: str | None
+) -> tuple[dict, list[dict], str, list[str]]:
+    """The prompt hook's slow path: open the store with the hook's short lock deadline.
+
+    Returns the view, the chosen lessons, the note and the ids of the rules given."""
     from pathlib import Path
 
     store = Store.open(Path(cwd) if cwd else None)
     store.lock_timeout_s = store.config.graph.hook_lock_timeout_s
     res = recall(store, prompt, deadline_s=_HOOK_DEADLINE_S)
-    return res.view, res.chosen, res.note
+    return res.view, res.chosen, res.note, res.rules
 
 
 # The prompt hook's own timeout is 30 s (hooks/hooks.json); recall must finish well inside it.

@@ -40,10 +40,11 @@ class Reflection:
     spans: list[tuple[str, str]] = field(default_factory=list)  # (lesson id, sentence)
     error: str = ""  # the model call failed: nothing was learnt
     failed: str = ""  # the reflector saw the work fail: what went wrong, in its words
+    rules: list[str] = field(default_factory=list)  # ids of the selection rules written
 
     @property
     def produced(self) -> bool:
-        return bool(self.minted or self.used or self.spans)
+        return bool(self.minted or self.used or self.spans or self.rules)
 
 
 def _lesson(node: Node) -> m.Lesson:

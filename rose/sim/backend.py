@@ -35,6 +35,7 @@ HANDLERS: dict[str, Handler] = {
     "reconcile": choose.reconcile,
     "scope": choose.scope,
     "select": choose.select,
+    "rule_form": choose.rule_form,
     "assess": learn.assess,
     "reflect": learn.reflect,
     "rank_repairs": learn.rank_repairs,

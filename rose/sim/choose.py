@@ -6,6 +6,13 @@ select, scope and reconcile. Each reads only what its prompt shows.
   A gist that does not name a topic is not matched to it, however much its body says
   about it; a topic reached only through a bridging lesson's wording is a ``maybe``
   once that lesson is among those found, and invisible before.
+- ``relevance`` and ``select`` follow the selection rules shown (``- when ...: ...``): a
+  rule whose condition names a topic the task names brings the topics its advice names in
+  as if the task named them, or, when its advice says they do not apply (``nothing``,
+  ``skip``), judges lessons only about them unrelated.
+- ``rule_form`` reads the rule's words: conditioned when its condition names a topic or a
+  kind of work the world's tasks come in (a verb or an object of a task's wording), about
+  one lesson when it names a lesson id.
 - ``related`` and ``select`` likewise match topics named in candidate lines (and, for
   select, in the rules). ``related`` asks to see below a line that names no topic, or
   names the new lesson's subject among two or more others (a summary of several lessons:
@@ -18,11 +25,12 @@ select, scope and reconcile. Each reads only what its prompt shows.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from rose.sim import parse
+from rose.sim import parse, vocab
 from rose.sim.draws import Draws
-from rose.sim.markers import QUESTION, mark
+from rose.sim.markers import QUESTION, mark, strip
 from rose.sim.world import World
 
 _WRONG_VERDICT = {
@@ -31,6 +39,7 @@ _WRONG_VERDICT = {
     "unrelated": "relevant",
     "descend": "unrelated",
 }
+_LESSON_ID = re.compile(r"(?<![\w-])n_[0-9a-z]{3,}(?![\w-])")
 _RANK = ("contradicts", "duplicate", "refines", "specialises", "orthogonal")
 _WRONG_RELATION = {
     "contradicts": "refines",
@@ -45,12 +54,32 @@ def _names(topics: set[str]) -> str:
     return ", ".join(sorted(topics)) or "nothing recognisable"
 
 
+def _follow(world: World, prompt: str, asked: set[str]) -> tuple[set[str], set[str]]:
+    """(topics to read, topics to skip) by the shown rules whose condition the task meets."""
+    read: set[str] = set()
+    skip: set[str] = set()
+    for rule in parse.bullets(parse.section(prompt, "rules")):
+        cond, _, advice = rule.partition(":")
+        if not set(world.topics_in(cond)) & asked:
+            continue
+        named = set(world.topics_in(advice)) - asked
+        negative = any(w in advice.lower().split() for w in ("nothing", "skip", "skipped"))
+        (skip if negative else read).update(named)
+    return read, skip - read
+
+
 def relevance(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     asked = set(world.topics_in(parse.section(prompt, "task")))
+    read, skip = _follow(world, prompt, asked)
+    asked |= read
     reach = set(world.topics_in(parse.section(prompt, "found"))) - asked
     verdicts = []
     for cid, line in parse.items(parse.section(prompt, "candidates")):
-        verdict, reason = _verdict(set(world.topics_in(line)), asked, reach)
+        topics = set(world.topics_in(line))
+        if topics and topics <= skip:
+            verdict, reason = "unrelated", f"a selection rule says {_names(topics)} does not apply"
+        else:
+            verdict, reason = _verdict(topics, asked, reach)
         if d.flip(cid):
             verdict, reason = _WRONG_VERDICT[verdict], f"judged otherwise: {reason}"
         verdicts.append({"id": cid, "verdict": verdict, "reason": reason})
@@ -96,6 +125,28 @@ def select(world: World, prompt: str, d: Draws) -> dict[str, Any]:
         if bool(shared) != d.flip(cid):
             selected.append({"id": cid, "reason": f"the work touches {_names(shared)}"})
     return {"selected": selected}
+
+
+def rule_form(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    body = parse.section(prompt, "rule")
+    fields = dict(line.split(": ", 1) for line in body.splitlines() if ": " in line)
+    when, then = fields.get("when", ""), fields.get("then", "")
+    words = set(re.findall(r"[a-z]+", strip(when).lower()))
+    kinds = {w for v in vocab.VERBS for w in v} | {w for o in vocab.OBJECTS for w in o.split()}
+    conditioned = bool(world.topics_in(when)) or bool(words & kinds)
+    one_lesson = bool(_LESSON_ID.search(f"{when} {then}"))
+    if d.flip("conditioned"):
+        conditioned = not conditioned
+    if d.flip("one-lesson"):
+        one_lesson = not one_lesson
+    why = (
+        "it is a verdict on one lesson, not on where to look"
+        if one_lesson
+        else f"it applies when the task touches {_names(set(world.topics_in(when)))}"
+        if conditioned
+        else "it names no kind of task"
+    )
+    return {"conditioned": conditioned, "about_one_lesson": one_lesson, "reason": why}
 
 
 def scope(world: World, prompt: str, d: Draws) -> dict[str, Any]:

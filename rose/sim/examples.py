@@ -234,6 +234,10 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
             "candidates": cands,
             "rules": [f"when the task touches {topic}, also read {others[0]}"],
         },
+        "rule_form": {
+            "when": f"the task touches {topic}",
+            "then": f"also read the {others[0]} lessons",
+        },
         "compress": {
             "lesson": lesson(world, "n_task", facts),
             "evidence": [world.facts[key].terse],

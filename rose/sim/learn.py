@@ -16,6 +16,9 @@ rank_repairs. Each reads only what its prompt shows, as a real model would.
   and says of each served lesson what ``assess`` would, quoting for a used one the sentences
   that state a fact the digest shows the agent acting on; how the work stands is the last
   outcome the agent reported, and a failure is the agent's own report of its symptoms.
+- ``reflect`` writes a selection rule when the user had to supply facts of a topic the
+  task's words never name: "when the task touches <a topic it names>: also read the
+  <that topic> lessons" (what the task named and what the user said, nothing else).
 - ``rank_repairs`` reads words only: the topics, subjects, wrong values and defaults a
   symptom names, and the same in each claim. A symptom never says which fact was
   missing, so claims sharing its topic and subject tie, and the tie is drawn.
@@ -124,6 +127,7 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     taught = list(dict.fromkeys(taught))
     uses, spans = _reflected_uses(world, prompt, digest, d)
     standing = _standing(digest, d)
+    rules = _rules(world, parse.section(prompt, "task"), taught, d)
     if not taught or d.flip("found"):
         return {
             "found": False,
@@ -131,6 +135,7 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
             "lesson": None,
             "lessons": uses,
             "load_bearing": spans,
+            "rules": rules,
             **standing,
         }
     draft = world.lesson(taught, verbose=True, salt=int(d.unit("salt") * 1_000_000))
@@ -145,8 +150,22 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
         },
         "lessons": uses,
         "load_bearing": spans,
+        "rules": rules,
         **standing,
     }
+
+
+def _rules(world: World, task: str, taught: list[str], d: Draws) -> list[dict[str, str]]:
+    """Where the knowledge was: the topics the user had to supply that the task never named."""
+    named = world.topics_in(task)
+    if not named or d.flip("rules"):
+        return []
+    missing = dict.fromkeys(world.facts[f].topic for f in taught)
+    return [
+        {"when": f"the task touches {named[0]}", "then": f"also read the {topic} lessons"}
+        for topic in missing
+        if topic not in named
+    ]
 
 
 def _standing(digest: str, d: Draws) -> dict[str, str]:

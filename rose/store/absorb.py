@@ -60,6 +60,7 @@ class Unit:
     prompt: str = ""
     time: str = ""
     recall: RecallMode = ""
+    rules: list[str] = field(default_factory=list)  # selection rules recall was given
     served: list[str] = field(default_factory=list)
     patched: dict[str, list[str]] = field(default_factory=dict)  # lesson -> patches served
     # lesson -> used?, as the in-session reflector said, and as the digest's judges judged
@@ -106,6 +107,8 @@ def units(entries: list[dict], *, final: bool, resolve: Resolve | None = None) -
             u.prompt, u.time = str(e.get("prompt", "")), str(e.get("time", ""))
             u.recall = RECALL_MODES.get(str(e.get("recall", "")), u.recall)
             _extend(u.served, e.get("served"), full)
+            rules = e.get("rules")
+            u.rules = [r for r in rules if valid_id(r)] if isinstance(rules, list) else []
             _patched(u, e.get("patched"), full)
             continue
         turn = int(e.get("turn") or current)
@@ -201,6 +204,7 @@ def episode(session_id: str, u: Unit) -> Episode:
         unused=unused,
         causes={i: c for i, c in u.causes.items() if i in unused},
         recall=u.recall,
+        rules=u.rules,
         attributed_by=u.sources(),
         citations=u.citations,
         load_bearing=u.spans,

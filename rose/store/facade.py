@@ -24,7 +24,7 @@ from rose.events import append_event
 from rose.graph.engine import Graph, open_graph, query_damage, remove_database, set_aside
 from rose.graph.rows import episode_from_row, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
-from rose.models import Episode, Node, now
+from rose.models import Episode, Node, RoutingRule, now
 from rose.store import journal, shortid
 from rose.store.draft import draft
 from rose.store.layout import StoreDir, find_project_root, global_root
@@ -514,6 +514,27 @@ class Store:
         with self.graph():
             pass
         return read_view(self.primary.recall_view) or {}
+
+    # -- selection rules -------------------------------------------------------------------
+
+    def rules(self) -> tuple[list[RoutingRule], list[Problem]]:
+        """The selection rules (`routing/` of the primary store) and the files that failed."""
+        from rose.store import routing
+
+        rules, errors = routing.load_all(self.primary.routing)
+        return rules, [Problem(str(e.path), e.reason) for e in errors]
+
+    def save_rule(self, rule: RoutingRule) -> RoutingRule:
+        """Write a selection rule (redacted, atomic); the rule as it is on disk."""
+        from rose.store import routing
+
+        path = routing.save(self.primary.routing, rule)
+        return routing.load(path)
+
+    def forget_rule(self, rule_id: str) -> bool:
+        from rose.store import routing
+
+        return routing.delete(self.primary.routing, rule_id)
 
     # -- health and events -----------------------------------------------------------------
 
