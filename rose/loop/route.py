@@ -93,9 +93,7 @@ def teach(
     known = {r.id: r for r in store.rules()[0]}
     if rid in known:
         return known[rid]
-    rule = store.save_rule(
-        RoutingRule(id=rid, when=when, then=then, origin=origin, source=source)  # type: ignore[arg-type]
-    )
+    rule = store.save_rule(RoutingRule(id=rid, when=when, then=then, origin=origin, source=source))
     store.log("route", {"rule": rule.id, "origin": origin})
     return rule
 
