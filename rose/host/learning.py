@@ -323,10 +323,10 @@ def reflect_on(
             found.error = f"the lesson found could not be stored: {str(exc)[:240]}"
         else:
             found.minted, found.outcome = minted_ids(done), done.relation
-    if answer is not None and answer.rules:  # where the knowledge was: selection rules
+    if found.proposed:  # where the knowledge was: selection rules, each judged for its form
         from rose.loop import route
 
-        found.rules, _refused = route.from_reflection(store, judge, answer.rules, source=stretch)
+        found.rules, _ = route.from_reflection(store, judge, found.proposed, source=stretch)
     # A digest reflector's verdicts rank with `assess`: it read no more than a digest.
     reflection.record(root, session_id, turn, found, source="background")
     if found.failed and source != "session-end":  # the rest of the session can use detail

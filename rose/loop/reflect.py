@@ -40,7 +40,8 @@ class Reflection:
     spans: list[tuple[str, str]] = field(default_factory=list)  # (lesson id, sentence)
     error: str = ""  # the model call failed: nothing was learnt
     failed: str = ""  # the reflector saw the work fail: what went wrong, in its words
-    rules: list[str] = field(default_factory=list)  # ids of the selection rules written
+    proposed: list[m.ProposedRule] = field(default_factory=list)  # rules the reflector wrote
+    rules: list[str] = field(default_factory=list)  # ids of those stored (form judged right)
 
     @property
     def produced(self) -> bool:
@@ -78,6 +79,7 @@ def reflect(
     except MODEL_FAILURES as exc:
         out.error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
         return None, out
+    out.proposed = list(answer.rules)
     if answer.outcome in ("failure", "partial"):
         out.failed = answer.failure.strip() or answer.reason.strip() or "the work failed"
     by_id = {n.id: n for n in served}
