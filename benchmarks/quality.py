@@ -23,7 +23,10 @@ empty store and mints its lessons from the sessions themselves. The arms:
   lesson gets the whole text of the lesson holding the detail it dropped) or `stepwise`
   (the next lesson below, whatever the manifest says: the baseline) instead of
   `delta-patch` (the dropped claims the judge finds likely to explain the failure);
-- ``rose-seeded``: the same, starting from the world's lessons as the reference arms do;
+- ``rose-norules``: ROSE writing and following no selection rules (`routing.enabled:
+  false`), so that what rules change in selection is measured;
+- ``rose-seeded``: the same, starting from the world's lessons as the reference arms do
+  (``rose-seeded-norules`` without rules), so the walk selects from the first prompt;
 - ``rose-noise10``, ``rose-noise20``: ROSE with 10 % / 20 % of the model's judgements
   wrong (the agent and the world unchanged); rose-noise20 only when asked for.
 
@@ -34,8 +37,11 @@ path and per session in the background, simulated model tokens, the share of ret
 held (the user only said "that is not right": what the host injected with the reply is all
 that changed), and the tasks an arm failed that `none` solved on the same stream; ``cf
 agree`` is how often counterfactual checks agreed with attribution
-(`rose.loop.counterfactual`). Precision, levels, compressions, rescues, merges, conflicts
-and routing are null until their stages are built. Targets from
+(`rose.loop.counterfactual`). ``sel. precision`` and ``sel. recall`` are precision (served
+lessons used) and recall over the prompts where ROSE's walk chose among its lessons (the
+store outgrew the budget: where selection rules act), ``rules`` the selection rules
+written; below the table, rules over lessons as each store grew. A figure a stage cannot
+measure yet is null. Targets from
 ARCHITECTURE.md are printed beside ROSE's figures; a miss is reported, never an error.
 Results are written to --out (default benchmarks/results/) as JSON with the parameters
 and the commit, and beside it a PNG of tokens per prompt and success over the stream, one
@@ -62,19 +68,25 @@ from _plot import plot  # beside this script, which is run as a file
 from rose import tokens
 from rose.host.drive import FIGURES, HookHost, Tally, not_built
 from rose.judge.calls import Judge
+from rose.loop import route
 from rose.model.registry import simulated_model
 from rose.sim import SimulatedBackend, World, scoreboard
 from rose.store import view as recall_view
 from rose.store.facade import Store
 
 HERE = Path(__file__).resolve().parent
-ARMS = ("none", "flat", "topk", "collapsed", "rose", "rose-jump", "rose-stepwise", "rose-noise10")
-OPTIONAL = ("rose-seeded", "rose-noise20")
+ARMS = (
+    "none", "flat", "topk", "collapsed", "rose", "rose-norules", "rose-jump", "rose-stepwise",
+    "rose-noise10",
+)  # fmt: skip
+OPTIONAL = ("rose-seeded", "rose-seeded-norules", "rose-noise20")
 NOISE_ARMS = {"rose-noise10": 0.10, "rose-noise20": 0.20}
 #: The ROSE arms that descend another way (`recall.strategy`); `rose` is delta-patch.
 STRATEGY_ARMS = {"rose-jump": "delta-jump", "rose-stepwise": "stepwise"}
 #: The ROSE arms that start from the world's lessons rather than an empty store.
-SEEDED_ARMS = ("rose-seeded",)
+SEEDED_ARMS = ("rose-seeded", "rose-seeded-norules")
+#: The ROSE arms that write and follow no selection rules (`routing.enabled: false`).
+NORULES_ARMS = ("rose-norules", "rose-seeded-norules")
 STAGE_FIGURES = ["background_calls_per_session", *(k for keys in FIGURES.values() for k in keys)]
 SERVE = {"relevant": 0, "maybe": 1, "descend": 2}  # verdicts a filter serves, in this order
 
@@ -213,12 +225,39 @@ def run_seed(
         model = simulated_model(seed=seed, size=size, noise=NOISE_ARMS.get(arm, noise))
         start = lessons if arm in SEEDED_ARMS else ()
         settings = {"recall.strategy": STRATEGY_ARMS[arm]} if arm in STRATEGY_ARMS else {}
+        if arm in NORULES_ARMS:
+            settings["routing.enabled"] = "false"
         folder = work / f"seed{seed}-{arm}"
         with HookHost(folder, model=model, lessons=start, settings=settings) as rose:
-            records = play(rose)
-            figures = rose.metrics()
+            growth = Growth(rose, every=max(1, sessions // 4))
+            records = play(growth)
+            figures = {**rose.metrics(), "rules_growth": growth.points}
         out[arm] = (records, figures)
     return out
+
+
+class Growth:
+    """A ROSE host, counted as the store grows: after every `every` sessions, the selection
+    rules and the lessons (`rose route`'s ratio), so the bet that rules track kinds of
+    work, not lessons, is measured (the ratio should fall)."""
+
+    def __init__(self, host: HookHost, every: int):
+        self.host, self.every, self.ended = host, every, 0
+        self.points: list[dict[str, Any]] = []
+
+    def prompt(self, session: str, text: str, *, first: bool = True) -> Mapping[str, Any]:
+        return self.host.prompt(session, text, first=first)
+
+    def stop(self, session: str, transcript: str = "") -> Mapping[str, Any]:
+        return self.host.stop(session, transcript)
+
+    def end(self, session: str, transcript: str = "") -> Mapping[str, Any]:
+        answer = self.host.end(session, transcript)
+        self.ended += 1
+        if self.ended % self.every == 0:
+            n_rules, n_lessons = route.counts(self.host.store())
+            self.points.append({"sessions": self.ended, "rules": n_rules, "lessons": n_lessons})
+        return answer
 
 
 # -- pooling, targets, printing ------------------------------------------------------------
@@ -246,6 +285,10 @@ def pool(
         figures["per_seed"] = {
             str(s): scoreboard.pooled([per_seed[s][arm][0]])["success_rate"] for s in per_seed
         }
+        if arm.startswith("rose"):  # each seed's own counts: an average of counts says less
+            figures["rules_growth"] = {
+                str(s): per_seed[s][arm][1]["rules_growth"] for s in per_seed
+            }
         out[arm] = figures
     return out
 
@@ -320,6 +363,8 @@ def _fmt(key: str, value: Any) -> str:
         "success_rate",
         "recall",
         "precision",
+        "selection_precision",
+        "selection_recall",
         "retry_success_rate",
         "counterfactual_agreement",
     ):
@@ -335,6 +380,9 @@ COLUMNS = (
     ("frame", "frame_tokens_per_prompt"),
     ("recall", "recall"),
     ("precision", "precision"),
+    ("sel. precision", "selection_precision"),
+    ("sel. recall", "selection_recall"),
+    ("rules", "rules"),
     ("cf agree", "counterfactual_agreement"),
     ("calls/prompt", "model_calls_per_prompt"),
     ("bg calls/session", "background_calls_per_session"),
@@ -364,6 +412,7 @@ def render(result: Mapping[str, Any]) -> str:
                 + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]
             )
         )
+    lines += _growth(result["arms"])
     if result["targets"]:
         lines += ["", "targets (ROSE, after warm-up)"]
         for t in result["targets"]:
@@ -372,6 +421,23 @@ def render(result: Mapping[str, Any]) -> str:
     lines += ["", "not built yet (null above): " + ", ".join(p["not_built"])]
     lines.append(f"wall {result['wall_s']:.1f} s")
     return "\n".join(lines)
+
+
+def _growth(arms: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Selection rules over lessons as each ROSE arm's store grew, seed by seed."""
+    lines = []
+    for arm, f in arms.items():
+        for seed, points in (f.get("rules_growth") or {}).items():
+            if any(p["rules"] for p in points):
+                steps = " · ".join(
+                    f"{p['sessions']}: {p['rules']}/{p['lessons']}"
+                    + (f" ({p['rules'] / p['lessons']:.2f})" if p["lessons"] else "")
+                    for p in points
+                )
+                lines.append(f"  {arm} seed {seed}  {steps}")
+    if not lines:
+        return []
+    return ["", "selection rules / lessons as the store grew (after N sessions)", *lines]
 
 
 def _git(*args: str) -> str | None:

@@ -27,7 +27,10 @@ pytestmark = pytest.mark.graph
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "quality.py"
 PNG = b"\x89PNG\r\n\x1a\n"
-ARMS = ["none", "flat", "topk", "collapsed", "rose", "rose-jump", "rose-stepwise", "rose-noise10"]
+ARMS = [
+    "none", "flat", "topk", "collapsed", "rose", "rose-norules", "rose-jump", "rose-stepwise",
+    "rose-noise10",
+]  # fmt: skip
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:

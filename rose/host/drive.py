@@ -250,15 +250,18 @@ class HookHost:
         return json.loads(text) if text else None
 
     def prompt(self, session: str, text: str, *, first: bool = True) -> dict[str, Any]:
-        """A prompt (with `first`, a new session's): what the prompt hook injected, and the
-        model calls it made."""
+        """A prompt (with `first`, a new session's): what the prompt hook injected, the
+        model calls it made, and how recall chose (`recall`: "fits", "judged" when the walk
+        selected, "degraded", or "" for an empty store)."""
         if first:
             self.hook("session-start", self._payload(session, "SessionStart", source="startup"))
         payload = self._payload(session, "UserPromptSubmit", prompt=text)
         answer = self.hook("user-prompt-submit", payload)
         block = ((answer or {}).get("hookSpecificOutput") or {}).get("additionalContext", "")
         calls, spent = self.tally.take()
-        return {"block": block, "calls": calls, "model_tokens": spent}
+        units = [r for r in sessions.read(self.root, session) if r.get("t") == "prompt"]
+        mode = str(units[-1].get("recall") or "") if units else ""
+        return {"block": block, "calls": calls, "model_tokens": spent, "recall": mode}
 
     def _transcript(self, session: str, transcript: str) -> str:
         """Write the session as the host recorded it so far (Claude Code's JSONL) where the
@@ -298,11 +301,15 @@ class HookHost:
 
     # -- what the store holds ---------------------------------------------------------------
 
+    def store(self) -> Store:
+        """The store the hooks write, with its global store when one was made."""
+        glob = global_dir(self.root)
+        return Store(self.root, glob if glob.is_dir() else None)
+
     def metrics(self) -> dict[str, Any]:
         """The harness's own figures: lessons, apexes, levels, episodes, and each stage's
         figures (None while the stage is not built)."""
-        glob = global_dir(self.root)
-        store = Store(self.root, glob if glob.is_dir() else None)  # open or not
+        store = self.store()
         with store.graph() as g:
             levels = g.q("level_counts")
             (apexes,) = g.q("apex_totals")
@@ -327,6 +334,8 @@ class HookHost:
             "not_built": not_built(),
             "minted": sum(1 for r in lessons if r["origin"] == "reflection"),
             "precision": round(sum(r["used"] for r in served) / n_served, 4) if n_served else None,
+            # where the walk chose (the store outgrew the budget): what selection rules act on
+            "selection_precision": _share(served, "judged"),
             "conflicts": len(conflicts),
             "rescues": int(rescued["n"]),
             "strategy": store.config.recall.strategy,  # how descent restored detail
@@ -351,3 +360,9 @@ class HookHost:
             if not STAGES[stage]:
                 out.update(dict.fromkeys(names))
         return out
+
+
+def _share(rows: list[dict[str, Any]], mode: str) -> float | None:
+    """Used over served on the prompts whose recall ran in `mode`; None when none did."""
+    n = sum(r["served"] for r in rows if r["recall"] == mode)
+    return round(sum(r["used"] for r in rows if r["recall"] == mode) / n, 4) if n else None

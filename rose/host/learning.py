@@ -307,6 +307,7 @@ def reflect_on(
         prompt=str(unit.get("prompt", "")),
         digest=d.text,
         served=_nodes(store, list(unit.get("served") or [])),  # what that unit had in context
+        chosen=unit.get("recall") == "judged",
     )
     stretch = f"{session_id}:{turn}:{start}"
     node = reflection.minted_node(answer, where=stretch) if answer is not None else None

@@ -86,12 +86,15 @@ class AssessContext(_Context):
 
 class ReflectContext(_Context):
     """`served`: the lessons the agent had in context, shown in full, so the reflector can
-    say which did work and quote the sentences that did it."""
+    say which did work and quote the sentences that did it; `chosen`: recall chose them
+    from a larger store (else every lesson fit the budget and all were served, so there
+    was no choice for a selection rule to correct)."""
 
     prompt: str
     digest: str
     known: list[Candidate] = Field(default_factory=list)
     served: list[Lesson] = Field(default_factory=list)
+    chosen: bool = False
 
 
 class RankRepairsContext(_Context):

@@ -155,10 +155,14 @@ def for_selection(store: Store) -> list[RoutingRule]:
     return out
 
 
+def counts(store: Store) -> tuple[int, int]:
+    """(selection rules, lessons): the two sides of the growth ratio."""
+    return len(store.rules()[0]), len(store.read("lesson_id_list"))
+
+
 def ratio_line(store: Store) -> str:
     """The growth ratio: rules over lessons, printed because the bet is measured."""
-    n_rules = len(store.rules()[0])
-    n_lessons = len(store.read("lesson_id_list"))
+    n_rules, n_lessons = counts(store)
     ratio = n_rules / n_lessons if n_lessons else 0.0
     return (
         f"routing {n_rules} selection rule{'s' if n_rules != 1 else ''} over {n_lessons} "

@@ -7,16 +7,17 @@ select, scope and reconcile. Each reads only what its prompt shows.
   about it; a topic reached only through a bridging lesson's wording is a ``maybe``
   once that lesson is among those found, and invisible before.
 - ``relevance`` and ``select`` follow the selection rules shown (``- when ...: ...``): a
-  rule whose condition names a topic the task names brings the topics its advice names in
-  as if the task named them, or, when its advice says they do not apply (``nothing``,
+  rule whose condition the task meets (it names a topic the task names, and any kind of
+  work it names, a verb or an object, is the task's) brings the topics its advice names
+  in as if the task named them, or, when its advice says they do not apply (``nothing``,
   ``skip``), judges lessons only about them unrelated.
 - ``rule_form`` reads the rule's words: conditioned when its condition names a topic or a
   kind of work the world's tasks come in (a verb or an object of a task's wording), about
   one lesson when it names a lesson id.
-- ``related`` and ``select`` likewise match topics named in candidate lines (and, for
-  select, in the rules). ``related`` asks to see below a line that names no topic, or
-  names the new lesson's subject among two or more others (a summary of several lessons:
-  which of them holds the point cannot be told from it), as ``relevance`` does.
+- ``related`` and ``select`` likewise match topics named in candidate lines. ``related``
+  asks to see below a line that names no topic, or names the new lesson's subject among
+  two or more others (a summary of several lessons: which of them holds the point cannot
+  be told from it), as ``relevance`` does.
 - ``scope`` and ``reconcile`` read lessons in full: the topics they name and the facts
   they carry (markers beside the words that state them), compared fact by fact. The
   reconciler writes the new lesson's title and gist as a writer would (`World.lesson`),
@@ -55,12 +56,15 @@ def _names(topics: set[str]) -> str:
 
 
 def _follow(world: World, prompt: str, asked: set[str]) -> tuple[set[str], set[str]]:
-    """(topics to read, topics to skip) by the shown rules whose condition the task meets."""
+    """(topics to read, topics to skip) by the shown rules whose condition the task meets:
+    the condition names a topic the task names, and every kind of work it names (a verb,
+    an object) is the task's too. A rule to read a topic outweighs one to skip it."""
     read: set[str] = set()
     skip: set[str] = set()
+    kinds = world.kinds_in(parse.section(prompt, "task"))
     for rule in parse.bullets(parse.section(prompt, "rules")):
         cond, _, advice = rule.partition(":")
-        if not set(world.topics_in(cond)) & asked:
+        if not set(world.topics_in(cond)) & asked or not world.kinds_in(cond) <= kinds:
             continue
         named = set(world.topics_in(advice)) - asked
         negative = any(w in advice.lower().split() for w in ("nothing", "skip", "skipped"))
@@ -115,13 +119,12 @@ def related(world: World, prompt: str, d: Draws) -> dict[str, Any]:
 
 def select(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     wanted = set(world.topics_in(parse.section(prompt, "task")))
-    for rule in parse.bullets(parse.section(prompt, "rules")):
-        named = set(world.topics_in(rule))
-        if named & wanted:
-            wanted |= named
+    read, skip = _follow(world, prompt, wanted)
+    wanted |= read
     selected = []
     for cid, line in parse.items(parse.section(prompt, "candidates")):
-        shared = set(world.topics_in(line)) & wanted
+        topics = set(world.topics_in(line))
+        shared = topics & wanted if not (topics and topics <= skip) else set()
         if bool(shared) != d.flip(cid):
             selected.append({"id": cid, "reason": f"the work touches {_names(shared)}"})
     return {"selected": selected}

@@ -232,7 +232,7 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
         "select": {
             "prompt": task.prompt,
             "candidates": cands,
-            "rules": [f"when the task touches {topic}, also read {others[0]}"],
+            "rules": [f"when the task touches {topic}: also read the {others[0]} lessons"],
         },
         "rule_form": {
             "when": f"the task touches {topic}",

@@ -18,7 +18,11 @@ rank_repairs. Each reads only what its prompt shows, as a real model would.
   outcome the agent reported, and a failure is the agent's own report of its symptoms.
 - ``reflect`` writes a selection rule when the user had to supply facts of a topic the
   task's words never name: "when the task touches <a topic it names>: also read the
-  <that topic> lessons" (what the task named and what the user said, nothing else).
+  <that topic> lessons" (what the task named and what the user said, nothing else); and
+  one to skip a topic whose served lessons it found unused, with no used lesson about it,
+  when the prompt says recall chose them: "when the task touches <a topic it names>:
+  nothing in the <that topic> lessons applies" (what the task said and what the
+  reflector saw chosen, served and used).
 - ``rank_repairs`` reads words only: the topics, subjects, wrong values and defaults a
   symptom names, and the same in each claim. A symptom never says which fact was
   missing, so claims sharing its topic and subject tie, and the tie is drawn.
@@ -127,7 +131,9 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     taught = list(dict.fromkeys(taught))
     uses, spans = _reflected_uses(world, prompt, digest, d)
     standing = _standing(digest, d)
-    rules = _rules(world, parse.section(prompt, "task"), taught, d)
+    rules = _rules(
+        world, parse.section(prompt, "task"), taught, _unused_topics(world, prompt, uses), d
+    )
     if not taught or d.flip("found"):
         return {
             "found": False,
@@ -155,17 +161,36 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     }
 
 
-def _rules(world: World, task: str, taught: list[str], d: Draws) -> list[dict[str, str]]:
-    """Where the knowledge was: the topics the user had to supply that the task never named."""
+def _rules(
+    world: World, task: str, taught: list[str], unused: set[str], d: Draws
+) -> list[dict[str, str]]:
+    """Where the knowledge was: the topics the user had to supply that the task never named
+    (read them whenever the task touches its topic), and the topics whose chosen lessons
+    did nothing for the task (`unused`: skip them when it does)."""
     named = world.topics_in(task)
     if not named or d.flip("rules"):
         return []
     missing = dict.fromkeys(world.facts[f].topic for f in taught)
+    read = [t for t in missing if t not in named]
+    skip = sorted(unused - set(named) - set(missing))
+    when = f"the task touches {named[0]}"
     return [
-        {"when": f"the task touches {named[0]}", "then": f"also read the {topic} lessons"}
-        for topic in missing
-        if topic not in named
+        *({"when": when, "then": f"also read the {t} lessons"} for t in read),
+        *({"when": when, "then": f"nothing in the {t} lessons applies"} for t in skip),
     ]
+
+
+def _unused_topics(world: World, prompt: str, uses: list[dict[str, Any]]) -> set[str]:
+    """The topics of the served lessons the reflector found unused, less any topic a used
+    lesson is about; none when recall served every lesson (nothing was chosen)."""
+    if "chosen for this task" not in prompt:
+        return set()
+    about = {
+        lid: {world.facts[f].topic for f in world.facts_in(block)}
+        for lid, block in parse.lessons(parse.section(prompt, "served"))
+    }
+    used = {t for u in uses if u["used"] for t in about.get(u["id"], set())}
+    return {t for u in uses if not u["used"] for t in about.get(u["id"], set())} - used
 
 
 def _standing(digest: str, d: Draws) -> dict[str, str]:

@@ -14,7 +14,8 @@ Every figure computed here is the world's, which alone knows each task's needs:
   counts), frame included; ``frame_tokens_per_prompt``: the part of it that is not a
   lesson's own text (preamble, tags, ids, titles);
 - ``recall``: of the facts the tasks needed and the agent did not already know, the share
-  whose true variant was in the block.
+  whose true variant was in the block; ``selection_recall``: the same over the prompts
+  where the host's recall chose among its lessons (its answer's ``recall`` is "judged").
 
 The host adds what it can see of itself (model calls, lessons, episodes, the figures of
 each stage), through `metrics`. Rates are measured over the second half of the stream, after
@@ -45,6 +46,8 @@ KEYS = (
     "precision",
     "counterfactual_agreement",
     "recall",
+    "selection_precision",
+    "selection_recall",
     "model_calls_per_prompt",
     "background_calls_per_session",
     "model_tokens_per_prompt",
@@ -69,7 +72,8 @@ class Host(Protocol):
     """What serves memory to the simulated agent, one session at a time.
 
     `prompt` answers with ``{"block": the injected text, "calls": model calls made on the
-    prompt's path, "model_tokens": their simulated tokens}`` (`first`: the session's first
+    prompt's path, "model_tokens": their simulated tokens}`` and, from a host that selects,
+    ``"recall": "judged"`` when it chose among its lessons (`first`: the session's first
     prompt; else the user's reply after a failure). `stop` is told a turn ended, with the
     transcript so far, and `end` that the session did, with all of it (Claude Code's JSONL,
     as the host would have written it); both answer with the counts for the work they did
@@ -102,6 +106,7 @@ class Record:
     calls: int
     model_tokens: int
     background_calls: int
+    selected: bool = False  # the host's recall chose among its lessons (the walk ran)
 
 
 _NONE = Outcome(False, "", (), ())  # the outcome of a session not yet over
@@ -195,6 +200,7 @@ def run(
                 calls=int(served.get("calls", 0)),
                 model_tokens=int(served.get("model_tokens", 0)),
                 background_calls=int(ended.get("calls", 0)) + later.calls,
+                selected=served.get("recall") == "judged",
             )
         )
         if progress is not None:
@@ -228,10 +234,14 @@ def _mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
 
+def _recall(records: Sequence[Record]) -> float | None:
+    needed = sum(r.needed for r in records)
+    return round(sum(r.present for r in records) / needed, 4) if needed else None
+
+
 def pooled(runs: Sequence[Sequence[Record]]) -> dict[str, Any]:
     """What the world measured over several streams (seeds), each after its own warm-up."""
     after = [r for records in runs for r in measured(records)]
-    needed = sum(r.needed for r in after)
     return {
         "sessions": sum(len(records) for records in runs),
         "measured_from": len(runs[0]) // 2 + 1 if runs and runs[0] else None,
@@ -241,7 +251,8 @@ def pooled(runs: Sequence[Sequence[Record]]) -> dict[str, Any]:
         "tokens_per_prompt": _mean([r.tokens for r in after]),
         "frame_tokens_per_prompt": _mean([r.frame for r in after]),
         "lessons_per_prompt": _mean([r.lessons for r in after]),
-        "recall": round(sum(r.present for r in after) / needed, 4) if needed else None,
+        "recall": _recall(after),
+        "selection_recall": _recall([r for r in after if r.selected]),
         "model_calls_per_prompt": _mean([r.calls for r in after]),
         "background_calls_per_session": _mean([r.background_calls for r in after]),
         "model_tokens_per_prompt": _mean([r.model_tokens for r in after]),

@@ -184,6 +184,14 @@ class World:
         words = _WORD.findall(strip(text).lower())
         return list(dict.fromkeys(w for w in words if w in self.topics))
 
+    def kinds_in(self, text: str) -> set[str]:
+        """The kinds of work `text` names: task verbs (in either form, as the base) and the
+        objects tasks come in ("worker", "test suite"), as whole words."""
+        plain = " ".join(_WORD.findall(strip(text).lower()))
+        verbs = {base for base, done in vocab.VERBS if re.search(rf"\b({base}|{done})\b", plain)}
+        objects = {o for o in vocab.OBJECTS if re.search(rf"\b{o}\b", plain)}
+        return verbs | objects
+
     def subjects_in(self, text: str) -> set[str]:
         """Topics `text` is about: the topics it names and its facts' topics."""
         return set(self.topics_in(text)) | {self.facts[f].topic for f in self.facts_in(text)}
