@@ -9,7 +9,8 @@ only when the project is in that file's "projects", and records every message it
 
 FAKE_CODEX_MODE: "" (works), "hooks-off" (lists nothing, features say hooks false),
 "crash" (app-server dies at start), "refuse-write" (batchWrite answers an error),
-"ignore-write" (batchWrite says ok but trusts nothing).
+"ignore-write" (batchWrite says ok but trusts nothing). A batchWrite of null with
+"replace" on `hooks.state."<key>"` removes that record, as Codex's does.
 """
 
 from __future__ import annotations
@@ -93,11 +94,16 @@ def hooks_list(params):
 def batch_write(params):
     st = state()
     for edit in params["edits"]:
-        m = re.fullmatch(r'hooks\.state\."([^"]+)"\.trusted_hash', edit["keyPath"])
+        m = re.fullmatch(r'hooks\.state\."([^"]+)"(\.trusted_hash)?', edit["keyPath"])
         if not m:
             raise ValueError("unsupported keyPath " + edit["keyPath"])
-        if MODE != "ignore-write":
-            st["hooks"].setdefault(m.group(1), {})["trusted_hash"] = edit["value"]
+        if edit["value"] is None and edit["mergeStrategy"] == "replace" and not m.group(2):
+            st["hooks"].pop(m.group(1), None)
+        elif m.group(2) and isinstance(edit["value"], str):
+            if MODE != "ignore-write":
+                st["hooks"].setdefault(m.group(1), {})["trusted_hash"] = edit["value"]
+        else:
+            raise ValueError("unsupported edit " + json.dumps(edit))
     STATE.parent.mkdir(parents=True, exist_ok=True)
     STATE.write_text(json.dumps(st, indent=1))
     return {"status": "ok", "version": "sha256:0", "filePath": str(home() / "config.toml")}

@@ -1,5 +1,6 @@
 """The real Codex CLI trusts ROSE's hooks after `rose install --target codex --trust --yes`,
-and `rose doctor` says so; before that, Codex lists them as untrusted.
+and `rose doctor` says so; before that, Codex lists them as untrusted, and after `rose
+uninstall` its config.toml holds no trust record of ROSE's.
 
 Runs the real `codex` (0.171) in a temporary HOME and project: `rose install` as a user
 would, then asks `codex app-server` itself (a JSON-RPC exchange written here, independent
@@ -122,6 +123,13 @@ def test_install_trust_makes_the_real_codex_trust_roses_hooks(env, tmp_path):
 
     doctor = rose(env, project, "doctor")
     assert "trust codex user: 5 hooks trusted for their current content" in doctor.stdout
+
+    config = Path(env["HOME"]) / ".codex" / "config.toml"
+    assert config.read_text().count("[hooks.state.") == 5
+    res = rose(env, project, "uninstall", "--target", "codex")
+    assert res.returncode == 0, res.stderr
+    assert "hooks.state" not in config.read_text()  # Codex's config without ROSE's records
+    assert roses(listed(env, project)) == {}
 
 
 def test_project_hooks_are_trusted_once_codex_trusts_the_project(env, tmp_path):

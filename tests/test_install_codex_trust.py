@@ -2,7 +2,8 @@
 `codex app-server` (hooks/list, then one config/batchWrite of each hook's current hash),
 after the user consents (a confirmation, or --yes). Without `codex` on PATH it stops before
 writing anything; when the app-server fails or will not trust them, the files it wrote are
-put back byte for byte and the error names what failed. Tested against a fake `codex` that
+put back byte for byte and the error names what failed. Uninstall takes ROSE's trust
+records out of Codex's config again, and works without Codex. Tested against a fake `codex` that
 speaks the JSON-RPC subset and records what it received."""
 
 from __future__ import annotations
@@ -190,3 +191,29 @@ def test_an_untrusted_project_is_named_and_its_files_put_back(tmp_path, monkeypa
     install("codex", "project", rose_cmd=ROSE, project_dir=project, trust=True)
     assert len(fake.edits()) == 5
     assert all(str(project / ".codex" / "hooks.json") in e["keyPath"] for e in fake.edits())
+
+
+def test_uninstall_removes_roses_trust_records_and_keeps_the_users(tmp_path, monkeypatch):
+    from rose.host.install import uninstall
+
+    fake = install_fake(tmp_path, monkeypatch)
+    users_hooks_file()
+    install("codex", "user", rose_cmd=ROSE, trust=True)
+    state = fake.state()
+    theirs = f"{hooks_json()}:stop:0:0"
+    state["hooks"][theirs] = {"trusted_hash": "sha256:the-users-own"}
+    fake.state_file().write_text(json.dumps(state))
+    report = uninstall("codex", "user")
+    assert fake.state()["hooks"] == {theirs: {"trusted_hash": "sha256:the-users-own"}}
+    assert "removed Codex's trust records for ROSE's 5 hooks" in report.render()
+    assert json.loads(hooks_json().read_text()) == THEIRS
+
+
+def test_uninstall_without_codex_still_removes_the_hooks(tmp_path, monkeypatch):
+    from rose.host.install import uninstall
+
+    install_fake(tmp_path, monkeypatch)
+    install("codex", "user", rose_cmd=ROSE, trust=True)
+    no_codex(tmp_path, monkeypatch)
+    uninstall("codex", "user")
+    assert not hooks_json().exists()

@@ -279,6 +279,26 @@ def trust(codex: str, scope: str, hooks_path: Path, cwd: Path) -> tuple[list[Hoo
     return sorted(after, key=lambda h: order.index(h.event)), len(edits)
 
 
+def trust_records(codex: str, hooks_path: Path, cwd: Path) -> list[str]:
+    """The keys of ROSE's hooks in `hooks_path` that Codex keeps a state for (a trusted
+    hash, or a hook disabled in /hooks): what uninstall takes out of Codex's config."""
+    with AppServer(codex, cwd) as app:
+        hooks = rose_hooks(app, hooks_path, cwd)
+    return [h.key for h in hooks if h.status in ("trusted", "modified") or not h.enabled]
+
+
+def forget(codex: str, cwd: Path, keys: list[str]) -> None:
+    """Remove `hooks.state."<key>"` for each key from the user's config.toml, in one write."""
+    for key in keys:
+        if _UNSAFE_KEY.search(key):
+            raise CodexTrustError(f"cannot name Codex's trust record {key!r} safely")
+    edits = [{"keyPath": f'hooks.state."{k}"', "value": None, "mergeStrategy": "replace"}
+             for k in keys]  # fmt: skip
+    if edits:
+        with AppServer(codex, cwd) as app:
+            app.request("config/batchWrite", {"edits": edits})
+
+
 def status(codex: str, hooks_path: Path, cwd: Path) -> list[HookTrust]:
     """ROSE's hooks in `hooks_path` as Codex lists them now (read only)."""
     with AppServer(codex, cwd) as app:

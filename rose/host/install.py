@@ -224,6 +224,7 @@ def uninstall(
 
 
 def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=False):  # noqa: C901
+    from rose.host import _codex_install as cx
     from rose.host import codex_trust as ct
 
     if target not in TARGETS:
@@ -248,7 +249,7 @@ def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=Fal
         block = _agents_block(cmd if scope == "user" else "rose") if runs is False else None
         report.changes += _agents_changes(agents, block)
         if wanted:
-            report.notes += _codex_recall_note(runs, agents)
+            report.notes += cx.recall_note(runs, agents)
     report.notes += _notes(action, target, scope, path, trust)
     for ch in report.changes:
         problem = _check(ch, force)
@@ -256,9 +257,13 @@ def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=Fal
             report.notes.append(f"without --dry-run this would stop: {problem}")
         elif problem:
             raise problem
+    records_codex = ct.find_codex() if action == "uninstall" and target == "codex" else None
+    records = cx.trust_records(records_codex, path, cwd)
     if dry_run:
         if trust:
             report.notes.append(f"would then ask Codex to trust ROSE's hooks in {path}")
+        if records:
+            report.notes.append(f"would remove Codex's trust records for {len(records)} hooks")
         return report
     made = _missing_folders(report.changes)
     applied: list[FileChange] = []
@@ -269,13 +274,15 @@ def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=Fal
         if trust:
             assert codex is not None
             hooks, newly = ct.trust(codex, scope, path, cwd)
-            report.notes.append(_trusted_note(hooks, newly, path))
+            report.notes.append(cx.trusted_note(hooks, newly, path))
     except (InstallError, KeyboardInterrupt) as exc:
         _undo(applied, made)
         if applied and isinstance(exc, ct.CodexTrustError):
             undone = "the files ROSE wrote were put back as they were"
             raise ct.CodexTrustError(f"{exc}; {undone}") from None
         raise
+    if records and records_codex:
+        report.notes.append(cx.forget_note(records_codex, cwd, records))
     return report
 
 
@@ -298,35 +305,6 @@ def _undo(applied: list[FileChange], made: list[Path]) -> None:
     for folder in made:
         with contextlib.suppress(OSError):
             folder.rmdir()
-
-
-def _codex_recall_note(runs: bool | None, agents: Path) -> list[str]:
-    if runs is False:
-        return [
-            f"This Codex runs no hooks (`codex features list`: hooks false), so {agents} "
-            "carries ROSE's recall instructions instead; sessions are not learnt from until "
-            "hooks run. Turn them on (`[features] hooks = true` in config.toml) and run "
-            "`rose install --target codex` again: it drops the block."
-        ]
-    if runs is None:
-        return [
-            "codex is not on PATH, so ROSE assumed a Codex that runs hooks (on by default "
-            "since 0.1xx) and wrote no AGENTS.md block; with a Codex that runs none, run "
-            "this again once `codex` is on PATH. Releases before hooks were on by default "
-            "need `[features] codex_hooks = true` in config.toml."
-        ]
-    return []
-
-
-def _trusted_note(hooks: list, newly: int, path: Path) -> str:
-    events = ", ".join(h.event for h in hooks)
-    if not newly:
-        return f"Codex already trusts ROSE's {len(hooks)} hooks in {path} ({events})."
-    return (
-        f"Codex now trusts ROSE's {len(hooks)} hooks in {path} for their current content "
-        f"({events}; {newly} newly trusted); no other hook was touched. Trust follows the "
-        "content: `rose doctor` says when it is stale, and --trust renews it."
-    )
 
 
 def trust_preview(scope: str, project_dir: Path | None = None, rose_cmd: str | None = None) -> str:
