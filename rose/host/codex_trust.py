@@ -196,7 +196,7 @@ def _version() -> str:
 
 
 def rose_hooks(app: AppServer, hooks_path: Path, cwd: Path) -> list[HookTrust]:
-    """ROSE's hooks from `hooks_path`, as Codex lists them for `cwd` (file order)."""
+    """ROSE's hooks from `hooks_path`, as Codex lists them for `cwd`, in ROSE's event order."""
     result = app.request("hooks/list", {"cwds": [str(cwd)]})
     want = hooks_path.resolve()
     found = []
@@ -218,7 +218,8 @@ def rose_hooks(app: AppServer, hooks_path: Path, cwd: Path) -> list[HookTrust]:
                     h.get("enabled") is not False,
                 )
             )
-    return found
+    order = list(sj.EVENTS)
+    return sorted(found, key=lambda h: order.index(h.event))
 
 
 def not_listed_reason(codex: str, scope: str, hooks_path: Path, cwd: Path) -> str:
@@ -254,8 +255,8 @@ def trust(codex: str, scope: str, hooks_path: Path, cwd: Path) -> tuple[list[Hoo
     """Trust every one of ROSE's hooks in `hooks_path` for its current content.
 
     Fails, having written nothing to Codex's config, when Codex does not list all of
-    ROSE's events from that file. Returns the hooks as Codex lists them afterwards (in
-    ROSE's event order) and how many of them were newly trusted.
+    ROSE's events from that file. Returns the hooks as Codex lists them afterwards and how
+    many of them were newly trusted.
     """
     with AppServer(codex, cwd) as app:
         hooks = rose_hooks(app, hooks_path, cwd)
@@ -275,8 +276,7 @@ def trust(codex: str, scope: str, hooks_path: Path, cwd: Path) -> tuple[list[Hoo
             f"Codex still lists ROSE's {', '.join(left) or 'hooks'} as not trusted after "
             f"the write; check {hooks_path} and Codex's /hooks"
         )
-    order = list(sj.EVENTS)
-    return sorted(after, key=lambda h: order.index(h.event)), len(edits)
+    return after, len(edits)
 
 
 def trust_records(codex: str, hooks_path: Path, cwd: Path) -> list[str]:
