@@ -174,7 +174,7 @@ class AppServer:
                 msg = json.loads(line)
             except ValueError:
                 continue  # not protocol output
-            if not isinstance(msg, dict) or msg.get("id") != rid:
+            if not isinstance(msg, dict) or msg.get("id") != rid or "method" in msg:
                 continue  # a notification, or a request of the server's own
             if "error" in msg:
                 err = msg["error"]
