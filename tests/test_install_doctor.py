@@ -11,6 +11,7 @@ import pytest
 
 from rose.host.install import install
 from rose.inspect.doctor import wiring
+from tests._codex_app import install_fake
 
 
 @pytest.fixture(autouse=True)
@@ -36,14 +37,17 @@ def test_nothing_wired_is_a_warning():
     assert check["level"] == "warn" and "rose install" in check["detail"]
 
 
-def test_wired_hooks_are_reported_per_place(rose_exe, project):
+def test_wired_hooks_are_reported_per_place(rose_exe, project, tmp_path, monkeypatch):
+    fake = install_fake(tmp_path, monkeypatch)
+    fake.trust_project(project)
     install("claude", "user", rose_cmd=rose_exe)
-    install("codex", "project", rose_cmd=rose_exe, project_dir=project)
+    install("codex", "project", rose_cmd=rose_exe, project_dir=project, trust=True)
     checks = by_name(wiring(project))
     assert checks["hooks claude user"]["level"] == "ok"
     assert "5/5 events" in checks["hooks claude user"]["detail"]
     assert checks["hooks codex project"]["level"] == "ok"
-    assert checks["AGENTS.md project"]["level"] == "ok"
+    assert checks["trust codex project"]["level"] == "ok"
+    assert "AGENTS.md project" not in checks  # this Codex runs hooks: no second recall route
     assert {c["level"] for c in checks.values()} == {"ok"}
 
 

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from rose.cli import app
 from rose.host.install import PROMPT_FILE, install
+from tests._codex_app import install_fake
 
 NASTY = "fix the build $(touch pwned) and `touch pwned2` \"quoted\" 'single' ; touch pwned3\n"
 
@@ -63,6 +64,7 @@ def _block_commands(block: str) -> list[str]:
 @pytest.mark.graph
 def test_the_codex_block_runs_no_text_of_the_users(store, project, tmp_path, monkeypatch):
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    install_fake(tmp_path, monkeypatch, mode="hooks-off")  # the block is for a Codex sans hooks
     rose = f"{shlex.quote(sys.executable)} -m rose"
     install("codex", "user", rose_cmd=rose)
     block = (tmp_path / "codex" / "AGENTS.md").read_text(encoding="utf-8")

@@ -1,7 +1,9 @@
 """Codex rollouts, 0.77 to 0.1xx, read into steps.
 
-Locks in: a prompt or message a rollout writes twice (as a response item and as an event)
-is one step; the AGENTS.md, environment and developer context injected as messages are
+Locks in: a real 0.171 `codex exec` rollout (world_state and token_usage_record lines are
+known, not skipped; the prompt hook's context is a developer item, not a prompt); a prompt
+or message a rollout writes twice (as a response item and as an event) is one step; the
+AGENTS.md, environment and developer context injected as messages are
 not prompts; every function, custom and shell call is a tool call, failed when its output
 reports a non-zero exit code (the unified exec header or the JSON metadata), when an
 `exec_command_end` says so (counted once with its output) or when the user rejected it;
@@ -27,6 +29,7 @@ from tests._transcripts import fixture
         ("codex-0.128-desktop-excerpt", "0.128.0-alpha.1", 3, 3, 2, 1, 0),
         ("codex-0.135.0-session", "0.135.0", 1, 1, 0, 0, 0),
         ("codex-0.171-hand", "0.171.0", 2, 1, 4, 2, 2),
+        ("codex-0.171.0-exec-hooks", "0.171.0", 1, 1, 1, 1, 0),
     ],
 )
 def test_counts_match_what_the_file_holds(name, version, prompts, agent, tools, failed, skipped):
@@ -97,3 +100,13 @@ def test_encrypted_reasoning_is_nothing():
 )
 def test_what_an_output_says_about_failure(output, why):
     assert failure(output) == why
+
+
+def test_a_real_0171_rollout_with_hook_context_and_a_failed_call():
+    t = read(fixture("codex-0.171.0-exec-hooks"))
+    assert t.session == "01a23260-2cad-7c03-b77b-5425ba86f31e"
+    prompt, tool, agent = t.steps
+    assert prompt.text == "Commit the fix; TOOL first"  # not the injected <rose-memory> block
+    assert (tool.name, tool.text, tool.line) == ("exec_command", "ls /nonexistent-dir", 11)
+    assert tool.failed and tool.error.startswith("exit code 2: ls: cannot access")
+    assert agent.text == "Done."

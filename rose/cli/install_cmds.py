@@ -10,15 +10,22 @@ _TARGET_HELP = "claude: Claude Code's settings.json. codex: Codex's hooks.json a
 _SCOPE_HELP = "user: every project (~/.claude, ~/.codex). project: the current directory only."
 _DRY_HELP = "Write nothing; print the diff of what would change."
 _FORCE_HELP = "Replace a read-only settings file too (its mode is kept); refused without it."
+_TRUST_HELP = (
+    "Codex only: then have Codex trust ROSE's hooks (and only those) for their current "
+    "content, through `codex app-server`; asks first. Needs `codex` on PATH."
+)
+_YES_HELP = "With --trust: consent without asking (for scripts)."
 
 
 _INSTALL_HELP = (
     "Wire ROSE's hooks (`rose hook <event>`) into Claude Code or Codex.\n\n"
     "Adds only ROSE's entries and keeps every other key and hook; running it again replaces "
     "ROSE's entries in place. The first install keeps the file's previous content beside it "
-    "as *.rose-backup, with the same permissions. For Codex it also adds a marked block to "
-    "AGENTS.md, and each hook must then be trusted in Codex's /hooks. A read-only file is "
-    "left alone unless --force; when a file or folder cannot be written, nothing is."
+    "as *.rose-backup, with the same permissions. Codex runs a hook only once it is trusted: "
+    "--trust does that (or trust each in Codex's /hooks). A Codex that runs no hooks gets a "
+    "marked recall block in AGENTS.md instead. A read-only file is left alone unless "
+    "--force; when a file or folder cannot be written, or Codex will not trust the hooks, "
+    "nothing is changed."
 )
 
 
@@ -32,11 +39,30 @@ def install(
     scope: Literal["user", "project"] = typer.Option("user", help=_SCOPE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=_DRY_HELP),
     force: bool = typer.Option(False, "--force", help=_FORCE_HELP),
+    trust: bool = typer.Option(False, "--trust", help=_TRUST_HELP),
+    yes: bool = typer.Option(False, "--yes", "-y", help=_YES_HELP),
 ) -> None:
     """Wire ROSE's hooks into Claude Code or Codex (help text: _INSTALL_HELP)."""
     from rose.host.install import install as do_install
+    from rose.host.install import trust_preview
 
-    typer.echo(do_install(target, scope, dry_run=dry_run, force=force).render())
+    if trust and target != "codex":
+        raise typer.BadParameter("--trust is for --target codex", param_hint="--trust")
+    if trust and not dry_run and not yes:
+        typer.echo(trust_preview(scope))
+        try:
+            ok = typer.confirm("Trust them?", default=False)
+        except typer.Abort:
+            ok = False
+        if not ok:
+            typer.echo(
+                "not trusted, and nothing was changed; run it again and answer y, add "
+                "--yes, or leave out --trust and trust them in Codex's /hooks",
+                err=True,
+            )
+            raise typer.Exit(1)
+    report = do_install(target, scope, dry_run=dry_run, force=force, trust=trust)
+    typer.echo(report.render())
 
 
 def uninstall(

@@ -5,7 +5,9 @@ A rollout line is `{"timestamp", "type", "payload"}`: `session_meta` (the sessio
 the CLI version), `turn_context`, `response_item` (what the model saw and said: messages,
 reasoning, function and custom tool calls and their outputs) and `event_msg` (what the
 interface showed: the person's `user_message`, `agent_message`, `exec_command_end` with
-its exit code ...). Both tell much the same story, and which of them a version writes
+its exit code ...; 0.171 `codex exec` writes `item_completed` events instead, and adds
+`world_state` and `token_usage_record` lines, which hold no step). Both tell much the same
+story, and which of them a version writes
 varies, so each kind of step is taken from one of them: prompts from `user_message`
 events when the file has any (the `user` messages among the response items also hold the
 injected AGENTS.md and environment context), messages and reasoning from the response
@@ -26,6 +28,9 @@ if TYPE_CHECKING:
 
 HOST = "codex"
 TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+# Kinds 0.171 writes that hold nothing a step needs: the thread's environment and the
+# token accounting of each model response. Known, so not counted as skipped.
+IGNORED = frozenset({"world_state", "token_usage_record"})
 # Response items as the earliest rollouts wrote them, one a line without the wrapper.
 ITEMS = frozenset(
     {
@@ -130,6 +135,8 @@ class Reader:
     def feed(self, line: int, rec: dict[str, Any]) -> None:
         kind, payload = rec.get("type"), rec.get("payload")
         if kind not in TYPES:
+            if kind in IGNORED:
+                return
             if kind in ITEMS and payload is None:
                 self._item(line, rec)
             elif kind is None and "instructions" in rec and "id" in rec:

@@ -24,7 +24,8 @@ What this relies on about the hosts (checked against their documentation and sch
   latter only in a trusted project. Same event -> matcher group -> handler shape; handlers take
   integer "timeout" (default 600 s) and "statusMessage"; UserPromptSubmit and Stop ignore a
   matcher; the file's root may hold only "hooks" and "description". Every non-managed hook
-  runs only after the user trusts it in /hooks, and trust is keyed to the hook's exact text.
+  runs only after the user trusts it (in /hooks, or through `codex app-server`: see
+  rose/host/codex_trust.py), and trust is keyed to the hook's content.
   Codex caps SessionEnd at 3 s (default 1 s; openai/codex#33895). Hooks are on by default;
   older Codex releases need `[features] codex_hooks = true`.
 - Both hosts hand the command string to a shell (Claude Code: bash/sh; Codex: `$SHELL -lc`,
@@ -192,12 +193,19 @@ def install(
     force: bool = False,
     project_dir: Path | None = None,
     rose_cmd: str | None = None,
+    trust: bool = False,
 ) -> InstallReport:
     """Wire `rose hook <event>` into `target` for `scope`, replacing any older ROSE entries.
 
     A read-only file is refused unless `force`; nothing is written unless every file can be.
+    For Codex, the AGENTS.md block is written only when the Codex on PATH runs no hooks (it
+    would repeat what the prompt hook injects). `trust` (the user has consented) then asks
+    Codex to trust ROSE's hooks for their current content; when it cannot, every file this
+    call wrote is put back as it was and CodexTrustError says why.
     """
-    return _run("install", target, scope, dry_run, force, project_dir, rose_cmd)
+    if trust and target != "codex":
+        raise InstallError("--trust is for --target codex: Claude Code has no hook trust")
+    return _run("install", target, scope, dry_run, force, project_dir, rose_cmd, trust)
 
 
 def uninstall(
@@ -215,7 +223,10 @@ def uninstall(
     return _run("uninstall", target, scope, dry_run, force, project_dir, None)
 
 
-def _run(action, target, scope, dry_run, force, project_dir, rose_cmd) -> InstallReport:
+def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=False):  # noqa: C901
+    from rose.host import _codex_install as cx
+    from rose.host import codex_trust as ct
+
     if target not in TARGETS:
         raise InstallError(f"unknown target {target!r}: choose one of {', '.join(TARGETS)}")
     if scope not in SCOPES:
@@ -226,23 +237,89 @@ def _run(action, target, scope, dry_run, force, project_dir, rose_cmd) -> Instal
     if action == "install":
         wanted = {EVENTS[e]: hook_handler(e, cmd, target) for e in EVENTS}
     path = hooks_file(target, scope, project_dir)
+    cwd = (project_dir or Path.cwd()).resolve()
+    codex = ct.find_codex() if target == "codex" and action == "install" else None
+    if trust and codex is None:
+        raise ct.no_codex("--trust")
     # Plan every file first, so a bad AGENTS.md cannot leave the hooks half-done.
     report.changes += _json_changes(path, wanted)
     if target == "codex":
+        runs = ct.runs_hooks(codex, cwd) if wanted else None
         agents = agents_file(scope, project_dir)
-        block = _agents_block(cmd if scope == "user" else "rose") if wanted else None
+        block = _agents_block(cmd if scope == "user" else "rose") if runs is False else None
         report.changes += _agents_changes(agents, block)
-    report.notes += _notes(action, target, scope, path)
+        if wanted:
+            report.notes += cx.recall_note(runs, agents)
+    report.notes += _notes(action, target, scope, path, trust)
     for ch in report.changes:
         problem = _check(ch, force)
         if problem and dry_run:
             report.notes.append(f"without --dry-run this would stop: {problem}")
         elif problem:
             raise problem
-    if not dry_run:
+    records_codex = ct.find_codex() if action == "uninstall" and target == "codex" else None
+    records = cx.trust_records(records_codex, path, cwd)
+    if dry_run:
+        if trust:
+            report.notes.append(f"would then ask Codex to trust ROSE's hooks in {path}")
+        if records:
+            report.notes.append(f"would remove Codex's trust records for {len(records)} hooks")
+        return report
+    made = _missing_folders(report.changes)
+    applied: list[FileChange] = []
+    try:
         for ch in report.changes:
             _apply(ch)
+            applied.append(ch)
+        if trust:
+            assert codex is not None
+            hooks, newly = ct.trust(codex, scope, path, cwd)
+            report.notes.append(cx.trusted_note(hooks, newly, path))
+    except (InstallError, KeyboardInterrupt) as exc:
+        _undo(applied, made)
+        if applied and isinstance(exc, ct.CodexTrustError):
+            undone = "the files ROSE wrote were put back as they were"
+            raise ct.CodexTrustError(f"{exc}; {undone}") from None
+        raise
+    if records and records_codex:
+        report.notes.append(cx.forget_note(records_codex, cwd, records))
     return report
+
+
+def _missing_folders(changes: list[FileChange]) -> list[Path]:
+    """The folders applying `changes` would create, deepest first."""
+    out: list[Path] = []
+    for ch in changes:
+        folder = _real(ch.path).parent
+        while not folder.exists() and folder != folder.parent and folder not in out:
+            out.append(folder)
+            folder = folder.parent
+    return sorted(out, key=lambda p: len(p.parts), reverse=True)
+
+
+def _undo(applied: list[FileChange], made: list[Path]) -> None:
+    """Put back what `applied` changed, newest first, and remove the folders it made."""
+    for ch in reversed(applied):
+        if not ch.is_dir:
+            _apply(FileChange(ch.path, ch.after, ch.before, mode=ch.mode))
+    for folder in made:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+def trust_preview(scope: str, project_dir: Path | None = None, rose_cmd: str | None = None) -> str:
+    """What `--trust` asks the user to consent to: exactly the hooks and commands trusted."""
+    cmd = rose_cmd or default_rose_cmd()
+    path = hooks_file("codex", scope, project_dir)
+    rows = [f"  {EVENTS[e]:<17} {hook_handler(e, cmd, 'codex')['command']}" for e in EVENTS]
+    return "\n".join(
+        [
+            f"--trust tells Codex to run these {len(rows)} ROSE hooks from {path} in every "
+            "Codex session, without asking again (Codex records each hook's hash in "
+            f"{codex_home() / 'config.toml'}; no other hook is trusted or changed):",
+            *rows,
+        ]
+    )
 
 
 def _read(path: Path) -> str | None:
@@ -389,7 +466,7 @@ def _apply(ch: FileChange) -> None:
         raise FileNotWritable(path, exc.strerror or str(exc), fix) from None
 
 
-def _notes(action: str, target: str, scope: str, path: Path) -> list[str]:
+def _notes(action: str, target: str, scope: str, path: Path, trust: bool = False) -> list[str]:
     if action == "uninstall":
         return []
     if target == "claude":
@@ -403,13 +480,15 @@ def _notes(action: str, target: str, scope: str, path: Path) -> list[str]:
                 "rose at the same path, or `rose install --scope user` of their own."
             )
         return notes
-    notes = [
-        "Codex runs a hook only after you trust it: open /hooks in Codex and trust each "
-        "ROSE hook. Trust follows the hook's exact text, so trust them again whenever "
-        "`rose install` changes one.",
-        "Codex releases before hooks were on by default need `[features] codex_hooks = "
-        "true` in config.toml.",
-    ]
+    notes = []
+    if not trust:
+        flag = " --scope project" if scope == "project" else ""
+        notes.append(
+            "Codex skips a hook, silently in `codex exec`, until you trust it: run `rose "
+            f"install --target codex{flag} --trust`, or trust each ROSE hook in Codex's "
+            "/hooks. Trust follows the hook's content, so it is needed again whenever "
+            "`rose install` changes one (`rose doctor` says when)."
+        )
     if scope == "project":
         notes.append(f"Codex loads {path} only in a project you have trusted.")
     return notes

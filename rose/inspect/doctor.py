@@ -228,10 +228,20 @@ def wiring(project_dir: Path | None = None) -> list[dict[str, str]]:
     for target in ("claude", "codex"):
         for scope in ("user", "project"):
             checks += _hook_places(target, scope, project_dir)
+    trusted = _codex_trust(project_dir, checks)
+    checks += trusted
+    hooks_run = any(c["level"] == "ok" for c in trusted)
     for scope in ("user", "project"):
         md = agents_file(scope, project_dir)
         if md.is_file() and BEGIN in md.read_text(encoding="utf-8", errors="replace"):
-            checks.append(_check(f"AGENTS.md {scope}", "ok", f"recall block in {md}"))
+            if hooks_run:
+                detail = (
+                    f"recall block in {md}, and ROSE's Codex hooks run too: every prompt "
+                    "recalls twice; run `rose install --target codex` again to drop the block"
+                )
+                checks.append(_check(f"AGENTS.md {scope}", "warn", detail))
+            else:
+                checks.append(_check(f"AGENTS.md {scope}", "ok", f"recall block in {md}"))
     claude = [
         c["name"].removeprefix("hooks claude ") + " settings"
         for c in checks
@@ -257,3 +267,58 @@ def wiring(project_dir: Path | None = None) -> list[dict[str, str]]:
             )
         )
     return checks
+
+
+def _codex_trust(project_dir: Path | None, checks: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Whether Codex trusts ROSE's hooks for their current content, per wired scope: Codex
+    runs no hook it does not trust (and `codex exec` skips one without a word)."""
+    from rose.host import codex_trust as ct
+    from rose.host.install import hooks_file
+
+    wired = [s for s in ("user", "project") if f"hooks codex {s}" in {c["name"] for c in checks}]
+    if not wired:
+        return []
+    codex = ct.find_codex()
+    if codex is None:
+        why = (
+            "codex is not on PATH, so ROSE cannot ask Codex whether it trusts ROSE's hooks "
+            "(it runs none it does not trust); put codex on PATH and run `rose doctor` again"
+        )
+        return [_check("trust codex", "warn", why)]
+    cwd = (project_dir or Path.cwd()).resolve()
+    out = []
+    try:
+        with ct.AppServer(codex, cwd) as app:
+            for scope in wired:
+                path = hooks_file("codex", scope, project_dir)
+                hooks = ct.rose_hooks(app, path, cwd)
+                out.append(_trust_line(scope, path, hooks, codex, cwd))
+    except ct.CodexTrustError as exc:
+        return [_check("trust codex", "warn", f"cannot tell whether Codex trusts them: {exc}")]
+    return out
+
+
+def _trust_line(scope: str, path: Path, hooks: list, codex: str, cwd: Path) -> dict[str, str]:
+    from rose.host import codex_trust as ct
+
+    name = f"trust codex {scope}"
+    fix = "rose install --target codex" + (" --scope project" if scope == "project" else "")
+    if not hooks:
+        why = ct.not_listed_reason(codex, scope, path, cwd)
+        return _check(name, "warn", f"Codex lists none of ROSE's hooks from {path}: {why}")
+    if all(h.runs for h in hooks):
+        return _check(name, "ok", f"{len(hooks)} hooks trusted for their current content")
+    parts = []
+    for status, label in ct.STATES.items():
+        events = [h.event for h in hooks if h.status == status and status != "trusted"]
+        if events and status != "managed":
+            parts.append(f"{label}: {', '.join(events)}")
+    off = [h.event for h in hooks if not h.enabled]
+    if off:
+        parts.append(f"disabled in Codex's /hooks: {', '.join(off)}")
+    return _check(
+        name,
+        "warn",
+        f"{'; '.join(parts)} ({path}). Codex skips these, silently in `codex exec`: run "
+        f"`{fix} --trust` (or trust them in Codex's /hooks; enable disabled ones there)",
+    )

@@ -1,0 +1,63 @@
+"""The Codex half of `rose install` / `rose uninstall` that talks to Codex: which recall
+route a Codex gets, what trusting ROSE's hooks said, and taking ROSE's trust records out
+of Codex's config on uninstall (rose/host/codex_trust.py speaks to Codex)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rose.host import codex_trust as ct
+
+
+def trust_records(codex: str | None, path: Path, cwd: Path) -> list[str]:
+    """The trust records Codex keeps for ROSE's hooks in `path` (before they are removed);
+    none when Codex cannot be asked, since uninstall must work without it."""
+    if codex is None or not path.is_file():
+        return []
+    try:
+        return ct.trust_records(codex, path, cwd)
+    except ct.CodexTrustError:
+        return []
+
+
+def forget_note(codex: str, cwd: Path, keys: list[str]) -> str:
+    """Remove Codex's trust records for ROSE's removed hooks; what to tell the user."""
+    try:
+        ct.forget(codex, cwd, keys)
+    except ct.CodexTrustError as exc:
+        return (
+            f"Codex's trust records for ROSE's hooks stay in its config.toml ({exc}); "
+            "with the hooks gone they trust nothing"
+        )
+    return (
+        f"removed Codex's trust records for ROSE's {len(keys)} hooks (hooks.state in config.toml)"
+    )
+
+
+def recall_note(runs: bool | None, agents: Path) -> list[str]:
+    if runs is False:
+        return [
+            f"This Codex runs no hooks (`codex features list`: hooks false), so {agents} "
+            "carries ROSE's recall instructions instead; sessions are not learnt from until "
+            "hooks run. Turn them on (`[features] hooks = true` in config.toml) and run "
+            "`rose install --target codex` again: it drops the block."
+        ]
+    if runs is None:
+        return [
+            "codex is not on PATH, so ROSE assumed a Codex that runs hooks (on by default "
+            "since 0.1xx) and wrote no AGENTS.md block; with a Codex that runs none, run "
+            "this again once `codex` is on PATH. Releases before hooks were on by default "
+            "need `[features] codex_hooks = true` in config.toml."
+        ]
+    return []
+
+
+def trusted_note(hooks: list, newly: int, path: Path) -> str:
+    events = ", ".join(h.event for h in hooks)
+    if not newly:
+        return f"Codex already trusts ROSE's {len(hooks)} hooks in {path} ({events})."
+    return (
+        f"Codex now trusts ROSE's {len(hooks)} hooks in {path} for their current content "
+        f"({events}; {newly} newly trusted); no other hook was touched. Trust follows the "
+        "content: `rose doctor` says when it is stale, and --trust renews it."
+    )
