@@ -179,7 +179,9 @@ def _judge_prompt() -> tuple[str, str]:
 
 def test_the_judge_answers_structured_output_as_the_simulated_backend(server):
     call, prompt = _judge_prompt()
-    assert call_of(prompt) is not None and call_of(prompt)[0] == call  # type: ignore[index]
+    assert call_of(prompt) == (call, prompt)
+    # a reminder the host puts first is left out of what the judge reads
+    assert call_of(f"<system-reminder>A note.</system-reminder>\n{prompt}") == (call, prompt)
     tool = {"name": "StructuredOutput", "input_schema": schema_of(call)}
     blocks = _block(server, _claude([{"role": "user", "content": prompt + "\n"}], [tool]))
     assert [b["type"] for b in blocks] == ["tool_use"] and blocks[0]["name"] == "StructuredOutput"
@@ -259,6 +261,20 @@ def test_every_request_is_recorded_without_the_api_key(server):
     assert lines[0]["body"]["messages"] == [{"role": "user", "content": "hello"}]
     assert lines[0]["played"]["role"] == "idle"  # neither a task nor a question of ROSE's
     assert "sk-ant-secret" not in server.log.read_text()
+
+
+def test_every_call_is_known_by_its_own_prompt():
+    """Two calls share a first sentence (the probes) and some open alike: each rendered
+    prompt is still read as its own call."""
+    from rose.judge.calls import CALLS, render
+    from rose.sim.examples import contexts
+
+    examples = contexts(WORLD)
+    assert set(examples) == set(CALLS)
+    for name, ctx in examples.items():
+        prompt = render(name, ctx)
+        assert call_of(prompt, schema_of(name)) == (name, prompt), name
+        assert call_of(prompt) == (name, prompt), name  # by its words alone, too
 
 
 def test_a_task_is_known_by_its_marker_or_its_unique_words():

@@ -102,8 +102,9 @@ def _norm(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _heads() -> dict[str, str]:
-    """Each call's template up to its first Jinja tag: the words every prompt of it opens with."""
+def _heads() -> dict[str, re.Pattern[str]]:
+    """Each call's template up to its first Jinja tag (the words every prompt of it opens
+    with), as a pattern that allows any whitespace between the words."""
     from rose.judge.calls import CALLS
     from rose.prompt_files import template_text
 
@@ -111,35 +112,34 @@ def _heads() -> dict[str, str]:
     for name in CALLS:
         source = template_text(name)
         cut = min((i for i in (source.find("{{"), source.find("{%")) if i >= 0), default=-1)
-        heads[name] = _norm(source[:cut] if cut >= 0 else source)
+        words = (source[:cut] if cut >= 0 else source).split()
+        if words:
+            heads[name] = re.compile(r"\s+".join(map(re.escape, words)))
     return heads
 
 
 def call_of(prompt: str, schema: dict[str, Any] | None = None) -> tuple[str, str] | None:
     """(the call, the prompt from its opening words on) when `prompt` is one of ROSE's
-    questions: the call whose template opens it (the longest such opening, since two calls
-    may share a first sentence), and whose answer schema has the properties of `schema`."""
+    questions: the call whose template's opening words it holds (the longest such opening,
+    since two calls may share a first sentence) and whose answer has the properties of
+    `schema`, when one is given. A host may put its own reminders before the prompt: they
+    are left out of what the judge reads."""
     from rose.judge.calls import schema_of
 
-    text = _norm(prompt)
     found = []
     for name, head in _heads().items():
-        at = text.find(head) if head else -1
-        if at < 0:
+        at = head.search(prompt)
+        if at is None:
             continue
         if schema is not None and set(schema.get("properties") or {}) != set(
             schema_of(name).get("properties") or {}
         ):
             continue
-        found.append((len(head), name))
+        found.append((len(head.pattern), name, at.start()))
     if not found:
         return None
-    name = max(found)[1]
-    # The prompt as rendered, from where the template's words begin (a host may put its own
-    # reminders before it).
-    first = _heads()[name].split(" ", 1)[0]
-    start = prompt.find(first)
-    return name, prompt[start:] if start >= 0 else prompt
+    _, name, start = max(found)
+    return name, prompt[start:]
 
 
 def task_of(world: World, text: str) -> Task | None:
