@@ -188,19 +188,11 @@ def stamp(record: dict[str, Any]) -> float:
     return datetime.fromisoformat(str(record["timestamp"]).replace("Z", "+00:00")).timestamp()
 
 
-def prompt_hook_ms(transcript: list[dict[str, Any]]) -> float | None:
-    """Milliseconds from the prompt's record to the first record the CLI writes once the
-    prompt's hooks are done (its `session_context` attachment), by the CLI's own clock."""
+def prompt_to_reply_ms(transcript: list[dict[str, Any]]) -> float | None:
+    """Milliseconds from the prompt's record to the model's first reply, by the CLI's own
+    clock: the prompt hooks run in between (the loopback answers in about a millisecond)."""
     user = next((r for r in transcript if r.get("type") == "user" and "timestamp" in r), None)
-    after = next(
-        (
-            r
-            for r in transcript
-            if r.get("type") == "attachment"
-            and (r.get("attachment") or {}).get("type") == "session_context"
-        ),
-        None,
-    )
-    if user is None or after is None:
+    reply = next((r for r in transcript if r.get("type") == "assistant" and "timestamp" in r), None)
+    if user is None or reply is None:
         return None
-    return round((stamp(after) - stamp(user)) * 1000, 1)
+    return round((stamp(reply) - stamp(user)) * 1000, 1)

@@ -43,7 +43,7 @@ from tests._claude_e2e import (
     attachments,
     claude_binary,
     played,
-    prompt_hook_ms,
+    prompt_to_reply_ms,
 )
 
 SEED = 0
@@ -81,10 +81,11 @@ def test_rose_learns_inside_real_claude_code(tmp_path: Path, capsys) -> None:
     try:
         hook_ms, bare_ms = _story(rig)
         with capsys.disabled():  # shown in the test output (with -n 0), never asserted
+            added = round(hook_ms - bare_ms, 1) if hook_ms and bare_ms else None
             print(
-                f"\nClaude Code {_version(rig)}: from the prompt's record to the CLI's next "
-                f"record, {hook_ms} ms with ROSE's prompt hook (a lesson served from the recall "
-                f"view), {bare_ms} ms once it was uninstalled"
+                f"\n{_version(rig)}: from the prompt's record to the model's first reply, "
+                f"{hook_ms} ms with ROSE's prompt hook (one lesson served), {bare_ms} ms once "
+                f"ROSE was uninstalled: the hook added about {added} ms"
             )
     finally:
         rig.close()
@@ -153,7 +154,7 @@ def _story(rig: Rig) -> tuple[float | None, float | None]:
         a.get("hookEvent") == "UserPromptSubmit" and str(a.get("content")).startswith("ROSE · 1")
         for a in status
     ), status
-    hook_ms = prompt_hook_ms(second["transcript"])
+    hook_ms = prompt_to_reply_ms(second["transcript"])
     rig.settle()
 
     # 3. compressed after successful uses; later sessions get the compressed form
@@ -182,7 +183,7 @@ def _story(rig: Rig) -> tuple[float | None, float | None]:
     assert played(after["requests"], "agent")[-1]["ok"] is False  # no memory, no success
     assert attachments(after["transcript"], "hook_system_message") == []
     assert sorted((rig.project / ".rose" / "sessions").glob("*.json")) == records
-    return hook_ms, prompt_hook_ms(after["transcript"])
+    return hook_ms, prompt_to_reply_ms(after["transcript"])
 
 
 def _since(rig: Rig, result: dict) -> list[dict]:
