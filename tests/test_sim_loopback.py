@@ -243,7 +243,10 @@ def test_the_responses_judge_answers_the_json_schema_as_text(server):
     call, prompt = _judge_prompt()
     fmt = {"type": "json_schema", "name": "answer", "strict": True, "schema": schema_of(call)}
     user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}
-    items = _responses(server, {"input": [user], "text": {"format": fmt}})
+    # codex exec puts AGENTS.md and the environment in user messages before the prompt
+    env = "<environment_context>\n  <cwd>/work/proj</cwd>\n</environment_context>"
+    first = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": env}]}
+    items = _responses(server, {"input": [first, user], "text": {"format": fmt}})
     want = SimulatedBackend(WORLD, seed=SEED).complete(call, prompt, {}, timeout_s=5).data
     assert json.loads(items[0]["content"][0]["text"]) == want
 

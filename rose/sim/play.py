@@ -4,7 +4,7 @@ A host (the Claude Code or Codex CLI) sends the loopback server (`rose.sim.loopb
 whole conversation on every request. `Player.reply` reads it as a model reads words, and
 plays one of two parts:
 
-- **The judge**, when the first thing the user said is one of ROSE's prompts (its
+- **The judge**, when something the user said is one of ROSE's prompts (its
   template's opening words, `call_of`): the question is answered by
   `rose.sim.backend.SimulatedBackend`, from the prompt alone, exactly as the simulated
   backend answers it inside the test suite (so the world's rules live there, not here).
@@ -174,7 +174,8 @@ class Player:
         users = [m for m in convo.messages if m.role == "user"]
         if not users:
             return Reply("idle", IDLE)
-        asked = call_of(users[0].text, convo.schema)
+        # Codex puts its own user messages (AGENTS.md, the environment) before the prompt
+        asked = next((a for m in users if (a := call_of(m.text, convo.schema))), None)
         if asked is not None:
             return self._judge(convo, *asked)
         task = next((t for m in users if (t := task_of(self.world, m.text)) is not None), None)
