@@ -188,10 +188,34 @@ def stamp(record: dict[str, Any]) -> float:
     return datetime.fromisoformat(str(record["timestamp"]).replace("Z", "+00:00")).timestamp()
 
 
+def _first_prompt(transcript: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return next((r for r in transcript if r.get("type") == "user" and "timestamp" in r), None)
+
+
+def prompt_hook_ms(transcript: list[dict[str, Any]]) -> float | None:
+    """Milliseconds from the prompt's record to the attachment the CLI writes with the
+    prompt hook's answer (its status line), by the CLI's own clock: the hook's wall time
+    as the host saw it, process start included."""
+    user = _first_prompt(transcript)
+    answer = next(
+        (
+            r
+            for r in transcript
+            if r.get("type") == "attachment"
+            and (r.get("attachment") or {}).get("type") == "hook_system_message"
+            and (r.get("attachment") or {}).get("hookEvent") == "UserPromptSubmit"
+        ),
+        None,
+    )
+    if user is None or answer is None:
+        return None
+    return round((stamp(answer) - stamp(user)) * 1000, 1)
+
+
 def prompt_to_reply_ms(transcript: list[dict[str, Any]]) -> float | None:
     """Milliseconds from the prompt's record to the model's first reply, by the CLI's own
     clock: the prompt hooks run in between (the loopback answers in about a millisecond)."""
-    user = next((r for r in transcript if r.get("type") == "user" and "timestamp" in r), None)
+    user = _first_prompt(transcript)
     reply = next((r for r in transcript if r.get("type") == "assistant" and "timestamp" in r), None)
     if user is None or reply is None:
         return None
