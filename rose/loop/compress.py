@@ -166,6 +166,7 @@ def _attempt(
     attempt.candidate_tokens = tokens.count(answer.body)
     attempt.dropped = len(answer.dropped)
     candidate = Node(
+        id=store.unused_id("compression", node.id, answer.body),
         family=node.family,
         title=node.title,
         gist=answer.gist,

@@ -232,6 +232,7 @@ def _attempt(
     attempt.candidate_tokens = tokens.count(answer.body)
     attempt.dropped = len(answer.dropped)
     parent = Node(
+        id=store.unused_id("merge", *due.members, answer.body),
         family=answer.family,
         title=answer.title,
         gist=answer.gist,
