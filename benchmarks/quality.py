@@ -273,6 +273,8 @@ def pool(
         runs = [per_seed[s][arm][0] for s in per_seed]
         harness = _average([per_seed[s][arm][1] for s in per_seed])
         harness["store"] = None
+        if "timeouts" in harness:  # a count over the whole run, not a mean
+            harness["timeouts"] = sum(per_seed[s][arm][1]["timeouts"] for s in per_seed)
         figures = scoreboard.metrics(runs, harness)
         if "none" in arms:
             worse = [
@@ -413,6 +415,9 @@ def render(result: Mapping[str, Any]) -> str:
             )
         )
     lines += _growth(result["arms"])
+    late = {arm: f["timeouts"] for arm, f in result["arms"].items() if "timeouts" in f}
+    if late:
+        lines += ["", _timeouts_line(late)]
     if result["targets"]:
         lines += ["", "targets (ROSE, after warm-up)"]
         for t in result["targets"]:
@@ -438,6 +443,16 @@ def _growth(arms: Mapping[str, Mapping[str, Any]]) -> list[str]:
     if not lines:
         return []
     return ["", "selection rules / lessons as the store grew (after N sessions)", *lines]
+
+
+def _timeouts_line(late: Mapping[str, int]) -> str:
+    """Whether any deadline passed (`rose.host.drive.timeouts`): a seeded run repeats only
+    when none did."""
+    hit = {arm: n for arm, n in late.items() if n}
+    if not hit:
+        return "timeouts: none (no figure depended on the machine's speed)"
+    arms = ", ".join(f"{arm} {n}" for arm, n in hit.items())
+    return f"timeouts: {arms}; these arms' figures depended on the machine's speed"
 
 
 def _git(*args: str) -> str | None:

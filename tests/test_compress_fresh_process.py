@@ -6,7 +6,8 @@ would replace) and prints the approach as JSON, answering from the store's confi
 backend; a process that cannot answer is a failed replay, never a pass, and no verdict
 either: the attempt fails (not rejected, not counted as an attempt, so the lesson is tried
 again), its failure teaches no preserve hint, and the event counts the replays that could
-not run. A process that gives no answer in time is a `BackendTimeout`, counted as a timeout;
+not run. A process that gives no answer in time is a `BackendTimeout`, logged as a `timeout`
+event, which the benchmark's count of deadlines passed reads;
 a merge whose replays time out decides nothing either.
 """
 
@@ -18,6 +19,7 @@ import sys
 
 from rose.errors import BackendTimeout
 from rose.events import read_events
+from rose.host import drive
 from rose.loop import _replay
 from rose.loop import compress as c
 from rose.loop import merge as mg
@@ -72,6 +74,9 @@ def test_a_replay_process_that_times_out_is_counted_as_a_timeout(project, monkey
     assert {r.error for r in attempt.replays} == {"BackendTimeout"}
     (event,) = read_events(f.store.primary.events, kind="compress")
     assert event["timeouts"] == event["unrun"] == len(attempt.replays)
+    late = read_events(f.store.primary.events, kind="timeout")
+    assert len(late) == len(attempt.replays) and late[0]["what"] == "replay process"
+    assert drive.timeouts(f.store.primary.events) == len(attempt.replays)
 
 
 def test_a_merge_whose_replays_time_out_decides_nothing(project):

@@ -153,7 +153,12 @@ class FreshProcess:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise BackendTimeout("replay process", self.timeout_s + START_S) from None
+            late = BackendTimeout("replay process", self.timeout_s + START_S)
+            if self.events:  # logged here: no judge in this process saw the call
+                from rose.events import TIMEOUT, append_event
+
+                append_event(self.events, TIMEOUT, {"what": "replay process", "detail": str(late)})
+            raise late from None
         try:
             answer = json.loads(done.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
