@@ -43,6 +43,9 @@ store outgrew the budget: where selection rules act), ``rules`` the selection ru
 written; below the table, rules over lessons as each store grew. A figure a stage cannot
 measure yet is null. Targets from
 ARCHITECTURE.md are printed beside ROSE's figures; a miss is reported, never an error.
+Under the table, ``timeouts`` counts the deadlines that passed in the ROSE arms
+(`rose.host.drive.timeouts`): a seeded run gives the same figures run to run when it says
+none, whatever the machine's load.
 Results are written to --out (default benchmarks/results/) as JSON with the parameters
 and the commit, and beside it a PNG of tokens per prompt and success over the stream, one
 line per arm (`_plot.py`; needs matplotlib, `pip install 'rose-memory[bench]'`, else one
