@@ -339,7 +339,10 @@ class RoutingRule(_Model):
     then: str = Field(min_length=1, description="where to look, or what to skip")
     origin: Literal["reflection", "manual"] = "manual"
     source: str = Field("", description="the stretch of work a reflection wrote it from")
-    created: datetime = Field(default_factory=now)
+    # To the microsecond: rules are ordered newest first (selection) and oldest first (the
+    # listing), ties by id. Kept to the second, two rules one reflection wrote tied or not
+    # as the second turned, so their order, and the selection prompt, went with the clock.
+    created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
 
     def text(self) -> str:
         """The rule as one line, as selection is shown it."""
