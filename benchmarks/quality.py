@@ -43,6 +43,9 @@ store outgrew the budget: where selection rules act), ``rules`` the selection ru
 written; below the table, rules over lessons as each store grew. A figure a stage cannot
 measure yet is null. Targets from
 ARCHITECTURE.md are printed beside ROSE's figures; a miss is reported, never an error.
+Under the table, ``timeouts`` counts the deadlines that passed in the ROSE arms
+(`rose.host.drive.timeouts`): a seeded run gives the same figures run to run when it says
+none, whatever the machine's load.
 Results are written to --out (default benchmarks/results/) as JSON with the parameters
 and the commit, and beside it a PNG of tokens per prompt and success over the stream, one
 line per arm (`_plot.py`; needs matplotlib, `pip install 'rose-memory[bench]'`, else one
@@ -273,6 +276,8 @@ def pool(
         runs = [per_seed[s][arm][0] for s in per_seed]
         harness = _average([per_seed[s][arm][1] for s in per_seed])
         harness["store"] = None
+        if "timeouts" in harness:  # a count over the whole run, not a mean
+            harness["timeouts"] = sum(per_seed[s][arm][1]["timeouts"] for s in per_seed)
         figures = scoreboard.metrics(runs, harness)
         if "none" in arms:
             worse = [
@@ -413,6 +418,9 @@ def render(result: Mapping[str, Any]) -> str:
             )
         )
     lines += _growth(result["arms"])
+    late = {arm: f["timeouts"] for arm, f in result["arms"].items() if "timeouts" in f}
+    if late:
+        lines += ["", _timeouts_line(late)]
     if result["targets"]:
         lines += ["", "targets (ROSE, after warm-up)"]
         for t in result["targets"]:
@@ -438,6 +446,16 @@ def _growth(arms: Mapping[str, Mapping[str, Any]]) -> list[str]:
     if not lines:
         return []
     return ["", "selection rules / lessons as the store grew (after N sessions)", *lines]
+
+
+def _timeouts_line(late: Mapping[str, int]) -> str:
+    """Whether any deadline passed (`rose.host.drive.timeouts`): a seeded run repeats only
+    when none did."""
+    hit = {arm: n for arm, n in late.items() if n}
+    if not hit:
+        return "timeouts: none (no figure depended on the machine's speed)"
+    arms = ", ".join(f"{arm} {n}" for arm, n in hit.items())
+    return f"timeouts: {arms}; these arms' figures depended on the machine's speed"
 
 
 def _git(*args: str) -> str | None:

@@ -9,6 +9,10 @@ from pathlib import Path
 
 from rose.atomic import append_line
 
+#: The event of a deadline that passed where no judge logged it (a replay process that
+#: gave no answer in time); a judgement that timed out is a `judge` event with that error.
+TIMEOUT = "timeout"
+
 
 def now_iso() -> str:
     """UTC now as ISO-8601 with milliseconds (no `datetime`: this is on the hook's path)."""

@@ -6,6 +6,7 @@ no code reads or writes them yet.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from datetime import datetime, timezone
@@ -45,6 +46,14 @@ _ID_RE = re.compile(r"^[a-z]_[0-9a-zA-Z_-]{4,64}$")
 def new_id(prefix: str) -> str:
     """A fresh id: one letter, underscore, 80 random bits in hex (20 chars)."""
     return f"{prefix}_{secrets.token_hex(10)}"
+
+
+def derived_id(prefix: str, *parts: str) -> str:
+    """An id fixed by what it names (the work a lesson came of and its text), shaped like
+    `new_id`'s: the same run makes the same ids, so the model's prompts, which name lessons
+    by id, and its answers repeat."""
+    digest = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:20]
+    return f"{prefix}_{digest}"
 
 
 def now() -> datetime:
@@ -330,7 +339,10 @@ class RoutingRule(_Model):
     then: str = Field(min_length=1, description="where to look, or what to skip")
     origin: Literal["reflection", "manual"] = "manual"
     source: str = Field("", description="the stretch of work a reflection wrote it from")
-    created: datetime = Field(default_factory=now)
+    # To the microsecond: rules are ordered newest first (selection) and oldest first (the
+    # listing), ties by id. Kept to the second, two rules one reflection wrote tied or not
+    # as the second turned, so their order, and the selection prompt, went with the clock.
+    created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
 
     def text(self) -> str:
         """The rule as one line, as selection is shown it."""

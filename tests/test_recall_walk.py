@@ -1,7 +1,8 @@
 """Recall past the budget: the model is asked about the apexes in one call, only `descend`
 branches are opened, an `unrelated` branch is never walked, the judge-call budget leaves
-the unresolved served rather than dropped, and a failing model degrades to the
-budget-ranked apexes. Snapshots pin the injected block and the trace."""
+the unresolved served rather than dropped (as the deadline does, which the note says), and
+a failing model degrades to the budget-ranked apexes. Snapshots pin the injected block and
+the trace."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rose import config
 from rose.errors import BackendTimeout
 from rose.inspect.trace import inspect, render
 from rose.judge.calls import for_store
+from rose.loop import recall as recall_mod
 from rose.loop.recall import recall
 from rose.model.scripted import ScriptedBackend
 from rose.models import Claim, Node
@@ -103,6 +105,20 @@ def test_budget_of_calls_serves_the_unresolved(dag: Store):
     assert unresolved == {"n_argo0001", "n_helm0001"}  # opened, never judged: still served
     assert res.chosen and {i["id"] for i in res.chosen} <= unresolved
     assert any("unresolved" in d for d in res.decisions)
+    assert res.out_of_time == 0 and res.note == ""
+
+
+def test_out_of_time_serves_the_unresolved_and_says_so(dag: Store, monkeypatch):
+    """The deadline is wall time: when it decides what is served, the note (the prompt's
+    `inject` event, the status line) says so; the judge-call budget is not a timeout."""
+    judge, backend = _judge(dag)
+    ticks = iter([0.0])
+    monkeypatch.setattr(recall_mod.time, "monotonic", lambda: next(ticks, 100.0))
+    res = recall(dag, "the deploy is stuck", judge=judge, deadline_s=20)
+    assert res.calls == 0 and backend.requests == []
+    assert {v.verdict for v in res.verdicts} == {"unresolved"}
+    assert res.out_of_time == len(res.verdicts) == 2
+    assert res.note == "out of time: 2 served unjudged"
 
 
 def test_failing_model_degrades_to_ranked_apexes(dag: Store):

@@ -33,6 +33,7 @@ from typing import Any
 from rose import config
 from rose.atomic import write_text
 from rose.errors import RoseError
+from rose.events import TIMEOUT, read_events
 from rose.host import hooks, jobs
 from rose.loop.compress import held_out_summary
 from rose.loop.counterfactual import agreement
@@ -121,6 +122,19 @@ def isolated(root: Path) -> Iterator[None]:
 def global_dir(root: Path) -> Path:
     """The global store of the store at `root` while it is `isolated`."""
     return root.parent / ".rose-global"
+
+
+def timeouts(events: Path) -> int:
+    """The deadlines that passed, as the store's event log records them: judgements that
+    timed out (`judge` events), replay processes that gave no answer (`timeout` events), and
+    prompts whose recall ran out of time (`inject` events). Zero means no outcome of the run
+    depended on how fast the machine was."""
+    return sum(
+        e.get("kind") == TIMEOUT
+        or (e.get("kind") == "judge" and e.get("error") == "BackendTimeout")
+        or (e.get("kind") == "inject" and "out of time" in str(e.get("degraded") or ""))
+        for e in read_events(events)
+    )
 
 
 class Tally:
@@ -345,6 +359,7 @@ class HookHost:
             out["compressions_accepted"] = done["accepted"]
             out["compressions_rejected"] = done["rejected"]
             out["held_out_pass_rate"] = done["held_out_pass_rate"]
+        out["timeouts"] = timeouts(self.root / "events.jsonl")
         checked = agreement(store)
         out["counterfactual_agreement"] = checked["agreement"]
         out["counterfactual_checked"] = checked["checked"]

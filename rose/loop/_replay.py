@@ -11,7 +11,9 @@ Counterfactual attribution probes a prompt with several lessons, or none: a `Set
 `FreshProcess.probe_set` in a fresh process (shown those lessons and the prompt, nothing
 else), `in_process_set(judge)` in tests.
 
-An unreadable or failed probe or judgement is a failed replay, never a pass.
+An unreadable or failed probe or judgement is a failed replay, never a pass. It is no
+verdict either: `Replayed.error` names what failed (`BackendTimeout` when a process gave
+no answer in time), and a stage that replays decides nothing on it (`undecided`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from rose.errors import MODEL_FAILURES, BackendFailed, RoseError
+from rose.errors import MODEL_FAILURES, BackendFailed, BackendTimeout, RoseError
 from rose.judge import models as m
 from rose.models import Node
 
@@ -57,6 +59,7 @@ class Replayed(BaseModel):
     passed: bool
     reason: str
     prompt: str = ""
+    error: str = ""  # the failure's type when the replay itself could not run, else ""
 
 
 def cases(rows: Sequence[dict]) -> list[Case]:
@@ -150,7 +153,12 @@ class FreshProcess:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise BackendFailed("replay", "the replay process gave no answer in time") from None
+            late = BackendTimeout("replay process", self.timeout_s + START_S)
+            if self.events:  # logged here: no judge in this process saw the call
+                from rose.events import TIMEOUT, append_event
+
+                append_event(self.events, TIMEOUT, {"what": "replay process", "detail": str(late)})
+            raise late from None
         try:
             answer = json.loads(done.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
@@ -177,7 +185,8 @@ def replay(
             )
             verdict = judge.ask("replay_judge", ctx)
         except (*MODEL_FAILURES, RoseError) as exc:
-            out.append(Replayed(episode=case.episode, passed=False, reason=f"replay failed: {exc}"))
+            reason, error = f"replay failed: {exc}", type(exc).__name__
+            out.append(Replayed(episode=case.episode, passed=False, reason=reason, error=error))
             continue
         passed = verdict.verdict == "pass"
         out.append(
@@ -231,4 +240,38 @@ def hints(failed: Sequence[Replayed], *, have: Sequence[str] = ()) -> list[str]:
         hint = f"{r.reason.strip()} (task: {' '.join(r.prompt.split())[:160]})"
         if hint not in have and hint not in out:
             out.append(hint)
+    return out
+
+
+def _unrun(replays: Sequence[Replayed]) -> tuple[int, int]:
+    """(replays that could not run, of them those that timed out)."""
+    errors = [r.error for r in replays if r.error]
+    return len(errors), errors.count("BackendTimeout")
+
+
+def undecided(replays: Sequence[Replayed]) -> str:
+    """Why the replays decide nothing, or "": some could not run and none of the rest
+    failed. A stage then fails the attempt and counts it as no attempt (the lesson is tried
+    again when next due), rather than reject a candidate on the machine's speed or a broken
+    process; a replay that ran and failed still rejects it."""
+    unrun, timeouts = _unrun(replays)
+    if not unrun or any(not r.passed and not r.error for r in replays):
+        return ""
+    late = f", {timeouts} timed out" if timeouts else ""
+    return f"{unrun} of {len(replays)} replays could not run{late}: nothing decided"
+
+
+def unrun_fields(replays: Sequence[Replayed]) -> dict[str, int]:
+    """An event's count of replays that could not run, and of them those that timed out."""
+    unrun, timeouts = _unrun(replays)
+    return {"unrun": unrun, "timeouts": timeouts}
+
+
+def held_out(replays: Sequence[Replayed]) -> dict[str, int]:
+    """Held-out replays as passed of total; one that could not run says nothing of the
+    lesson and is counted apart (`unrun`), never as a failure."""
+    ran = [r for r in replays if not r.error]
+    out = {"passed": sum(r.passed for r in ran), "total": len(ran)}
+    if len(ran) < len(replays):
+        out["unrun"] = len(replays) - len(ran)
     return out

@@ -10,7 +10,9 @@ there are none) and the preserve hints, and declares each claim it removed. A ca
 shrank by `UNDER_REPORTED` or more while declaring none is rejected as under-reported; one
 longer than `compress.ratio` of the original is rejected too. Then replay (`_replay`) over
 up to `compress.sample` episodes of the whole subtree, a seeded share held out (`_sample`):
-accepted only if every replay passes. Accepted: a new lesson one level up, derived from the
+accepted only if every replay passes (when the only replays that did not pass are ones that
+could not run, a timeout or a broken process, the attempt fails, decides nothing and is not
+counted: `_replay.undecided`). Accepted: a new lesson one level up, derived from the
 original, which becomes superseded, in one write; then the held-out episodes are replayed
 and the result logged (`rose status` reports the pass rate). Rejected: what the failing
 replays found missing becomes preserve hints on the original, so the next attempt keeps it.
@@ -166,6 +168,7 @@ def _attempt(
     attempt.candidate_tokens = tokens.count(answer.body)
     attempt.dropped = len(answer.dropped)
     candidate = Node(
+        id=store.unused_id("compression", node.id, answer.body),
         family=node.family,
         title=node.title,
         gist=answer.gist,
@@ -188,6 +191,12 @@ def _attempt(
             attempt.reason = f"{len(failed)} of {len(attempt.replays)} replays failed"
             attempt.preserve = _replay.hints(failed, have=node.preserve)
     attempt.result = "rejected" if attempt.reason else "accepted"
+    undecided = _replay.undecided(attempt.replays)
+    if undecided:
+        attempt.result, attempt.reason, attempt.preserve = "failed", undecided, []
+        if not dry_run:
+            _log(store, node, attempt, attempted=False)
+        return attempt
     if dry_run:
         attempt.result = "dry-run"
         attempt.reason = attempt.reason or "would be accepted"
@@ -233,7 +242,7 @@ def _check_held_out(
     done = _replay.replay(
         judge, prober, _replay.lesson(node), _replay.lesson(candidate), split.held_out
     )
-    attempt.held_out = {"passed": sum(r.passed for r in done), "total": len(done)}
+    attempt.held_out = _replay.held_out(done)
 
 
 def _log(
@@ -253,6 +262,7 @@ def _log(
             "candidate_tokens": attempt.candidate_tokens,
             "dropped": attempt.dropped,
             "replays": len(attempt.replays),
+            **_replay.unrun_fields(attempt.replays),
             "held_out": attempt.held_out,
             "held_out_note": attempt.held_out_note,
         },

@@ -17,7 +17,9 @@ does). Then replay over the union of the children's regression sets: each child'
 (`_sample`, the same split its compression uses; an episode any child holds out stays out),
 together at least one episode a child and up to `compress.sample`, each replayed against
 that child's probe as the reference, since the parent is to be served in its place (an
-episode of two children is replayed once for each). Accepted only if every replay passes.
+episode of two children is replayed once for each). Accepted only if every replay passes;
+when the only replays that did not pass are ones that could not run (a timeout, a broken
+process), the attempt fails and decides nothing (`_replay.undecided`).
 The `merge` call's evidence is the spans observed anywhere in the children's subtrees: a
 lesson compressed since it was used has none of its own yet.
 
@@ -232,6 +234,7 @@ def _attempt(
     attempt.candidate_tokens = tokens.count(answer.body)
     attempt.dropped = len(answer.dropped)
     parent = Node(
+        id=store.unused_id("merge", *due.members, answer.body),
         family=answer.family,
         title=answer.title,
         gist=answer.gist,
@@ -259,6 +262,12 @@ def _attempt(
             attempt.reason = f"{len(failed)} of {len(attempt.replays)} replays failed"
             attempt.preserve = _replay.hints(failed, have=preserve)
     attempt.result = "rejected" if attempt.reason else "accepted"
+    undecided = _replay.undecided(attempt.replays)
+    if undecided:
+        attempt.result, attempt.reason, attempt.preserve = "failed", undecided, []
+        if not dry_run:
+            _log(store, attempt, attempted=False)
+        return attempt
     if dry_run:
         attempt.result = "dry-run"
         attempt.reason = attempt.reason or "would be accepted"
@@ -309,7 +318,7 @@ def _held_out(
             judge, prober, _replay.lesson(c), _replay.lesson(parent), splits[c.id].held_out
         )
     ]
-    return {"passed": sum(r.passed for r in done), "total": len(done)} if done else None
+    return _replay.held_out(done) if done else None
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -330,6 +339,7 @@ def _log(store: Store, attempt: Attempt, *, attempted: bool) -> None:
             "candidate_tokens": attempt.candidate_tokens,
             "dropped": attempt.dropped,
             "replays": len(attempt.replays),
+            **_replay.unrun_fields(attempt.replays),
             "replayed": attempt.replayed,
             "preserve": attempt.preserve,
             "held_out": attempt.held_out,

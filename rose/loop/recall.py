@@ -46,10 +46,15 @@ class RecallResult:
     calls: int = 0
     view: dict = field(default_factory=dict)
     rules: list[str] = field(default_factory=list)  # ids of the selection rules given
+    out_of_time: int = 0  # lessons served unjudged because the deadline was near
 
     @property
     def note(self) -> str:
-        return f"degraded: {self.degraded}" if self.degraded else ""
+        """What the prompt's event and the status line say of how recall fell short."""
+        parts = [f"degraded: {self.degraded}"] if self.degraded else []
+        if self.out_of_time:
+            parts.append(f"out of time: {self.out_of_time} served unjudged")
+        return " · ".join(parts)
 
 
 def _ranked(items: list[dict], budget: int) -> list[dict]:
@@ -177,6 +182,8 @@ def _walk(
                 res.verdicts.append(Verdict(item["id"], item["title"], "unresolved", why, depth))
             res.chosen += frontier
             res.decisions.append(f"{len(frontier)} lesson(s) unresolved ({why}): served")
+            if why == "out of time":  # the machine's speed decided: said, never silent
+                res.out_of_time = len(frontier)
             return
         offered = [{"id": i["id"], "title": i["title"], "gist": i["gist"]} for i in frontier]
         res.rounds.append(offered)

@@ -24,7 +24,7 @@ from rose.events import append_event
 from rose.graph.engine import Graph, open_graph, query_damage, remove_database, set_aside
 from rose.graph.rows import episode_from_row, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
-from rose.models import Episode, Node, RoutingRule, now
+from rose.models import Episode, Node, RoutingRule, derived_id, now
 from rose.store import journal, shortid
 from rose.store.draft import draft
 from rose.store.layout import StoreDir, find_project_root, global_root
@@ -259,6 +259,23 @@ class Store:
                 every = [r["id"] for r in g.q("lesson_id_list")]
                 lesson_id = shortid.resolve(lesson_id, every) or lesson_id
             return self._get(g, lesson_id)
+
+    def unused_id(self, *parts: str) -> str:
+        """A new lesson's id derived from `parts` (what it came of: `derived_id`), the first
+        of that line no lesson here holds: a lesson made again from the same work (a source
+        restored by demotion, compressed to the same text) gets a new id, the same one on
+        every run, never the old lesson's."""
+        with self.graph() as g:
+            for start in range(0, 1000, 8):
+                ids = [
+                    derived_id("n", *parts, *([str(k)] if k else []))
+                    for k in range(start, start + 8)
+                ]
+                taken = {r["id"] for r in g.q("lesson_ids", ids=ids)}
+                free = [i for i in ids if i not in taken]
+                if free:
+                    return free[0]
+        raise RoseError(f"no free lesson id derived from {parts!r} in 1,000 tries")
 
     def _get(self, g: Graph, lesson_id: str) -> Node:
         rows = g.q("lesson_get", ids=[lesson_id])
