@@ -69,7 +69,7 @@ def _rose(*args: str, cwd: Path, timeout_s: float = 5) -> subprocess.CompletedPr
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=300,
     )
 
 
@@ -97,10 +97,10 @@ def test_damage_is_reported_at_once_with_the_engines_words(lessons: Store, kind:
     start = time.monotonic()
     with (
         pytest.raises(GraphDamaged) as info,
-        open_graph(lessons.graph_path, lessons.engine, deadline_s=10),
+        open_graph(lessons.graph_path, lessons.engine, deadline_s=120),
     ):
         pass
-    assert time.monotonic() - start < 2  # one retry after a pause, never the deadline
+    assert time.monotonic() - start < 60  # one retry after a pause, never the 120 s deadline
     assert DAMAGE_SAYS[ENGINE][kind] in info.value.detail
     assert str(lessons.graph_path) in str(info.value)
 
@@ -134,8 +134,9 @@ def test_status_on_a_damaged_database_rebuilds_it_and_says_so(
 ):
     damage(lessons.graph_path, kind)
     start = time.monotonic()
-    res = _rose("status", "--json", cwd=project)
-    assert time.monotonic() - start < 5  # a lock would have waited the 5 s deadline
+    res = _rose("status", "--json", cwd=project, timeout_s=120)
+    # Mistaken for a lock, it would wait out the 120 s deadline; a busy machine takes seconds.
+    assert time.monotonic() - start < 60
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["lessons"] == 2
     (line,) = res.stderr.strip().splitlines()
