@@ -42,6 +42,7 @@ from tests._claude_e2e import (
     Rig,
     agent_posts,
     attachments,
+    body_text,
     claude_binary,
     played,
     prompt_hook_ms,
@@ -65,17 +66,6 @@ def _task():
         if words.count(strip(t.prompt)) == 1
         and 2 <= sum(not WORLD.facts[f].known for f in t.needs) <= 3
     )
-
-
-def _body(post: object) -> str:
-    """Every string in a request body, one a line: what the model was shown, unescaped."""
-    if isinstance(post, str):
-        return post
-    if isinstance(post, dict):
-        return "\n".join(_body(v) for v in post.values())
-    if isinstance(post, list):
-        return "\n".join(_body(v) for v in post)
-    return ""
 
 
 def test_rose_learns_inside_real_claude_code(tmp_path: Path, capsys) -> None:
@@ -112,7 +102,7 @@ def _story(rig: Rig) -> tuple[float | None, float | None, float | None]:
     first = rig.session(prompt)
     report = played(first["requests"], "agent")[-1]
     assert report["task"] == task.id and report["ok"] is False, report
-    assert not any("<rose-memory>" in _body(p) for p in agent_posts(first["requests"]))
+    assert not any("<rose-memory>" in body_text(p) for p in agent_posts(first["requests"]))
     failed = [
         b
         for r in first["transcript"]
@@ -131,24 +121,26 @@ def _story(rig: Rig) -> tuple[float | None, float | None, float | None]:
     lesson = lessons[0]
     assert set(report["missing"]) <= set(WORLD.facts_in(lesson["body"]))
     judged = [p["call"] for r in (first, fixed) for p in played(r["requests"], "judge")]
-    judged += [p["call"] for p in played(_since(rig, fixed), "judge")]
+    judged += [p["call"] for p in played(rig.since(fixed["requests"]), "judge")]
     assert {"assess", "reflect"} <= set(judged), judged
     reflected = [
-        r["body"] for r in _since(rig, first) if (r.get("played") or {}).get("call") == "reflect"
+        r["body"]
+        for r in rig.since(first["requests"])
+        if (r.get("played") or {}).get("call") == "reflect"
     ]
     # each session end reflected on what no reflection had read: the real transcript's
     # failed Bash calls, then the user's correction
-    assert any("Tool: Bash" in _body(b) and "(failed" in _body(b) for b in reflected)
-    assert any("User: " + told[:40] in _body(b) for b in reflected)
+    assert any("Tool: Bash" in body_text(b) and "(failed" in body_text(b) for b in reflected)
+    assert any("User: " + told[:40] in body_text(b) for b in reflected)
     assert rig.events("error") == []
     assert [e for e in rig.events("judge") if e.get("error")] == []
 
     # 2. the next session gets the lesson and succeeds; the status line is in the transcript
     second = rig.session(prompt)
     posts = agent_posts(second["requests"])
-    assert posts and "<rose-memory>" in _body(posts[0])
-    assert lesson["id"][:10] in _body(posts[0])
-    assert WORLD.facts[report["missing"][0]].text in _body(posts[0])
+    assert posts and "<rose-memory>" in body_text(posts[0])
+    assert lesson["id"][:10] in body_text(posts[0])
+    assert WORLD.facts[report["missing"][0]].text in body_text(posts[0])
     assert played(second["requests"], "agent")[-1]["ok"] is True
     status = attachments(second["transcript"], "hook_system_message")
     assert any(
@@ -170,7 +162,7 @@ def _story(rig: Rig) -> tuple[float | None, float | None, float | None]:
     assert compressed, rig.nodes()
     top = max(compressed, key=lambda n: n["level"])
     later = rig.session(prompt)
-    block = _body(agent_posts(later["requests"])[0])
+    block = body_text(agent_posts(later["requests"])[0])
     assert f'<lesson id="{top["id"][:10]}' in block and f'level="{top["level"]}"' in block
     assert lesson["id"][:10] not in block  # the original is not served beside it
     assert played(later["requests"], "agent")[-1]["ok"] is True
@@ -181,21 +173,11 @@ def _story(rig: Rig) -> tuple[float | None, float | None, float | None]:
     assert settings.read_text() == USER_SETTINGS
     records = sorted((rig.project / ".rose" / "sessions").glob("*.json"))
     after = rig.session(prompt)
-    assert not any("<rose-memory>" in _body(p) for p in agent_posts(after["requests"]))
+    assert not any("<rose-memory>" in body_text(p) for p in agent_posts(after["requests"]))
     assert played(after["requests"], "agent")[-1]["ok"] is False  # no memory, no success
     assert attachments(after["transcript"], "hook_system_message") == []
     assert sorted((rig.project / ".rose" / "sessions").glob("*.json")) == records
     return hook_ms, with_ms, prompt_to_reply_ms(after["transcript"])
-
-
-def _since(rig: Rig, result: dict) -> list[dict]:
-    """The requests the loopback got from the first of `result`'s on (its jobs' included)."""
-    from tests._claude_e2e import read_jsonl
-
-    every = read_jsonl(rig.log)
-    first = result["requests"][0] if result["requests"] else None
-    at = next((i for i, r in enumerate(every) if r == first), len(every))
-    return every[at:]
 
 
 def _version(rig: Rig) -> str:

@@ -323,6 +323,9 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         save_session(path, rec)
         # A unit of work begins: the session log keeps what it had in context, for its episode.
         in_context = [i["id"] for i in (*result.full, *result.refreshed, *result.fresh)]
+        # one fresh through the lessons it was made from: those are what the context holds
+        in_context = [j for i in in_context for j in result.held.get(i, [i])]
+        in_context = list(dict.fromkeys(in_context))
         # A lesson something was restored to is in context whether or not recall chose it.
         in_context += [r["lesson"] for r in restored if r["lesson"] not in in_context]
         unit = {"turn": rec["turn"], "prompt": prompt[:PROMPT_CHARS], "served": in_context}

@@ -64,6 +64,7 @@ class Pack:
         self.full: list[dict] = []
         self.refreshed: list[dict] = []
         self.fresh: list[dict] = []  # still in context: skipped
+        self.held: dict[str, list[str]] = {}  # fresh through what it was made from: id -> those
         self.deferred: list[dict] = []  # did not fit this time: not served, eligible next prompt
         self.too_big: list[dict] = []  # does not fit even alone: never served as things stand
         self.restored: list[dict] = []  # detail descent restored this session, served now
@@ -113,6 +114,27 @@ def _titles(titles: list[str], room: int) -> str:
         return ""
     left = len(titles) - len(shown)
     return ", ".join(shown) + (f" +{left}" if left else "")
+
+
+def _held(served: dict) -> dict[str, int]:
+    """Each lesson the session's context holds, and the latest turn it was served at: the
+    lessons served, and the level-0 lessons each of them was made from."""
+    held: dict[str, int] = {}
+    for lesson, seen in served.items():
+        at = int(seen.get("turn", 0))
+        for one in (lesson, *(seen.get("sources") or ())):
+            held[one] = max(held.get(one, at), at)
+    return held
+
+
+def _seen_in(item: dict, held: dict[str, int]) -> dict | None:
+    """When a lesson never served counts as served: once every lesson it was made from is
+    in context (Claude Code and Codex replay earlier hook context on every later turn, so a
+    lesson served on turn 1 is still there), as of the oldest of them; else never."""
+    sources = item.get("sources") or ()
+    if not sources or any(s not in held for s in sources):
+        return None
+    return {"turn": min(held[s] for s in sources), "form": "sources"}
 
 
 def session_path(store_root: str, session_id: str) -> str:
@@ -188,10 +210,13 @@ def pack(
     fit = _Fit(view, host)
     out.host, out.most, out.unit, out.budget = fit.host, fit.most, _unit(fit.encoding), fit.budget
     pieces: list[str] = []
+    held = _held(served)
     for item in chosen:
-        seen = served.get(item["id"])
+        seen = served.get(item["id"]) or _seen_in(item, held)
         if seen is not None and turn - int(seen.get("turn", 0)) < fresh_turns:
             out.fresh.append(item)
+            if item["id"] not in served:
+                out.held[item["id"]] = list(item.get("sources") or [])
             continue
         form = "full" if seen is None else "refresher"
         piece = item[form]
@@ -207,6 +232,8 @@ def pack(
         pieces.append(piece)
         (out.full if form == "full" else out.refreshed).append(item)
         served[item["id"]] = {"turn": turn, "form": form}
+        if item.get("sources"):
+            served[item["id"]]["sources"] = list(item["sources"])
     delivered = session.setdefault("restored", {})
     for item in out.full:
         delivered.pop(item["id"], None)

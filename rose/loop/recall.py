@@ -98,7 +98,13 @@ def _materialise(store: Store, chosen: list[dict]) -> list[dict]:
         for r in store.read("lesson_get", ids=[i["id"] for i in chosen])
     }
     shown = shortid.shortest(r["id"] for r in store.read("lesson_id_list"))
-    return [recall_view.item(rows[i["id"]], shown.get(i["id"])) for i in chosen if i["id"] in rows]
+    return [
+        recall_view.item(
+            rows[i["id"]], shown.get(i["id"]), recall_view.sources_of(store.read, rows[i["id"]])
+        )
+        for i in chosen
+        if i["id"] in rows
+    ]
 
 
 def recall(

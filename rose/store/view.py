@@ -19,7 +19,7 @@ from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
 from rose.store import scan, shortid
 
-FORMAT = 7  # 7: patch ids (6: short ids; 5: total_tokens is the joined block's exact count)
+FORMAT = 8  # 8: sources (7: patch ids; 6: short ids; 5: total_tokens is the exact count)
 
 
 @cache
@@ -66,11 +66,13 @@ def fragments(lesson: dict, shown: str | None = None) -> tuple[str, str]:
     return full, refresher
 
 
-def item(row: dict, shown: str | None = None) -> dict:
+def item(row: dict, shown: str | None = None, sources: list[str] | None = None) -> dict:
     """A lesson as recall serves it: its fields, both injected forms and their token counts.
 
     `id` stays the full id (the session log records it); `shown` is what the block shows.
     `patch_ids` name the patches its full form carries, for the log to say they were served.
+    `sources` are the level-0 lessons it was compressed or merged from (`sources_of`): while
+    they are all still in a session's context, so is what it says (rose.loop.pack).
     """
     shown = shown or shortid.shortest([row["id"]])[row["id"]]
     full, refresher = fragments(row, shown)
@@ -89,7 +91,17 @@ def item(row: dict, shown: str | None = None) -> dict:
         "refresher_tokens": tokens.count(refresher),
         "successes": row["successes"],
         "failures": row["failures"],
+        "sources": sorted(sources or []),
     }
+
+
+def sources_of(read: Any, row: dict) -> list[str]:
+    """The level-0 lessons below `row` (a `lesson_get` row), through `read` (a graph's `q` or
+    a store's `read`): none for a level-0 lesson, and no query for one."""
+    if not row.get("level") or not row.get("derived_ids"):
+        return []
+    below = read("subtree", id=row["id"])
+    return [r["id"] for r in below if r["id"] != row["id"] and not r["level"]]
 
 
 # Tokens the <lesson> wrapper (tags and a short id) adds around a lesson's title and body,
@@ -153,7 +165,9 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
             r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=[a["id"] for a in apexes])
         }
         shown = shortid.shortest(r["id"] for r in g.q("lesson_id_list"))
-        lessons = [item(rows[a["id"]], shown.get(a["id"])) for a in apexes]
+        lessons = [
+            item(rows[a["id"]], shown.get(a["id"]), sources_of(g.q, rows[a["id"]])) for a in apexes
+        ]
         total = tokens.count(block(head, [i["full"] for i in lessons], tail))
     fits = bool(count) and total <= budget
     return {

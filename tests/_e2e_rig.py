@@ -1,0 +1,156 @@
+"""What the end-to-end rigs for the real CLIs share (tests/_claude_e2e.py, tests/_codex_e2e.py).
+
+A rig is one temporary HOME, one project and one loopback model server
+(`rose.sim.loopback`, playing the simulated world) started as a process of its own, which
+stops once the test's process is gone. `rose` runs from this checkout (`sys.executable -m
+rose`, PYTHONPATH passed on) in an environment built from scratch, so the host's hooks,
+ROSE's detached jobs and the judge calls they make all reach 127.0.0.1 only, and the real
+~/.claude, ~/.codex and ~/.rose are never read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue  # a line being written
+    return out
+
+
+class LoopbackRig:
+    """The HOME, the project, the server and ROSE; a host's rig adds how to run a session.
+
+    `cli` is the host's binary: its folder goes first on PATH, since ROSE's backend for that
+    host runs it by name from there."""
+
+    def __init__(self, root: Path, cli: str, *, seed: int = 0, size: str = "small"):
+        self.home, self.project, self.log = root / "home", root / "project", root / "requests.jsonl"
+        for folder in (self.home / "tmp", self.project):
+            folder.mkdir(parents=True, exist_ok=True)
+        out = root / "loopback.out"
+        self._out = out.open("w")
+        self.server = subprocess.Popen(
+            [sys.executable, "-m", "rose.sim.loopback", "--log", str(self.log), "--seed",
+             str(seed), "--size", size, "--idle", "300", "--parent", str(os.getpid())],
+            stdout=self._out, stderr=subprocess.STDOUT, env=self._base_env(),
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while "PORT" not in out.read_text():
+            if self.server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the loopback server did not start: {out.read_text()[-500:]}")
+            time.sleep(0.05)
+        self.port = int(out.read_text().split()[1])
+        base = self._base_env()
+        base["PATH"] = os.pathsep.join([str(Path(cli).parent), base["PATH"]])
+        self.env = {
+            **base,
+            "HOME": str(self.home),
+            "TMPDIR": str(self.home / "tmp"),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "NO_PROXY": "127.0.0.1,localhost",
+        }
+
+    @staticmethod
+    def _base_env() -> dict[str, str]:
+        bin_dirs = [str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]
+        env = {"PATH": os.pathsep.join(dict.fromkeys(bin_dirs)), "LANG": "C.UTF-8"}
+        if os.environ.get("PYTHONPATH"):
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        return env
+
+    def close(self) -> None:
+        if self.server.poll() is None:
+            self.server.terminate()
+            self.server.wait(10)
+        self._out.close()
+
+    def rose(self, *args: str) -> subprocess.CompletedProcess[str]:
+        cp = subprocess.run(
+            [sys.executable, "-m", "rose", *args], cwd=self.project, env=self.env,
+            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert cp.returncode == 0, f"rose {' '.join(args)}: {cp.stderr or cp.stdout}"
+        return cp
+
+    def settle(self, timeout: float = 90) -> None:
+        """Wait until ROSE's detached jobs are done (none queued or running)."""
+        jobs = self.project / ".rose" / "jobs"
+        deadline = time.monotonic() + timeout
+        time.sleep(0.3)  # a SessionEnd hook's job is submitted as the CLI exits
+        while True:
+            states = []
+            for path in jobs.glob("*.json"):
+                try:
+                    states.append(json.loads(path.read_text()).get("state"))
+                except (OSError, ValueError):
+                    states.append("being written")
+            if not any(s in ("queued", "running", "being written") for s in states):
+                return
+            assert time.monotonic() < deadline, f"ROSE's jobs did not finish: {states}"
+            time.sleep(0.2)
+
+    def requests(self) -> list[dict[str, Any]]:
+        return read_jsonl(self.log)
+
+    def since(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Every request from the first of `requests` (a session's) on, the detached jobs'
+        included; none when that session made none."""
+        every = self.requests()
+        first = requests[0] if requests else None
+        at = next((i for i, r in enumerate(every) if r == first), len(every))
+        return every[at:]
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        found = read_jsonl(self.project / ".rose" / "events.jsonl")
+        return [e for e in found if kind is None or e.get("kind") == kind]
+
+    def nodes(self) -> list[dict[str, Any]]:
+        """Every lesson file's front matter (id, level, status...) and body."""
+        out = []
+        for path in sorted((self.project / ".rose" / "nodes").glob("*/*.md")):
+            _, head, body = path.read_text(encoding="utf-8").split("---\n", 2)
+            fields = dict(
+                line.split(": ", 1) for line in head.splitlines() if ": " in line and line[0] != " "
+            )
+            out.append({**fields, "level": int(fields.get("level", 0)), "body": body.strip()})
+        return out
+
+    def compressed(self) -> list[dict[str, Any]]:
+        """The active lessons above level 0."""
+        return [n for n in self.nodes() if n["level"] >= 1 and n.get("status") == "active"]
+
+
+def played(requests: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
+    """What the loopback played for these requests, in one role ("agent", "judge")."""
+    return [r["played"] for r in requests if (r.get("played") or {}).get("role") == role]
+
+
+def agent_posts(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The request bodies the loopback answered as the agent."""
+    return [r["body"] for r in requests if (r.get("played") or {}).get("role") == "agent"]
+
+
+def body_text(post: object) -> str:
+    """Every string in a request body, one a line: what the model was shown, unescaped."""
+    if isinstance(post, str):
+        return post
+    if isinstance(post, dict):
+        return "\n".join(body_text(v) for v in post.values())
+    if isinstance(post, list):
+        return "\n".join(body_text(v) for v in post)
+    return ""
