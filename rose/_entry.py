@@ -7,6 +7,7 @@ with each session) skips typer too.
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -16,6 +17,8 @@ def main() -> None:
 
         sys.exit(hook_main(sys.argv[2:]))
     if sys.argv[1:] == ["mcp"]:  # the host starts the server: no typer on the way
+        if os.environ.get("ROSE_CHILD"):
+            sys.exit(0)  # a model call ROSE spawned needs no memory server
         from rose.host.mcp_server import main as mcp_main
 
         sys.exit(mcp_main())

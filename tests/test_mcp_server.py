@@ -193,3 +193,13 @@ def test_without_a_store_every_tool_says_so(tmp_path):
             assert error and "no ROSE store found" in text and "rose init" in text
     finally:
         client.close()
+
+
+def test_under_rose_child_the_server_exits_at_once(tmp_path):
+    # A model call ROSE spawns reads the same MCP config; it must not start a memory server.
+    env = {**os.environ, "ROSE_CHILD": "1"}
+    res = subprocess.run(
+        [sys.executable, "-m", "rose", "mcp"], input="", capture_output=True, text=True,
+        cwd=tmp_path, env=env, timeout=60,
+    )  # fmt: skip
+    assert (res.returncode, res.stdout, res.stderr) == (0, "", "")

@@ -136,7 +136,12 @@ def build() -> Any:
 
 
 def main() -> int:
-    """Serve on stdin/stdout until the host closes them."""
+    """Serve on stdin/stdout until the host closes them; nothing under ROSE_CHILD (a model
+    call ROSE spawned, whose host read the same MCP config, needs no memory server)."""
+    import os
+
+    if os.environ.get("ROSE_CHILD"):
+        return 0
     with contextlib.suppress(KeyboardInterrupt):
         build().run("stdio")
     return 0
