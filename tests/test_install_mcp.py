@@ -221,3 +221,26 @@ def test_codex_home_is_honoured(tmp_path, monkeypatch):
     assert (tmp_path / "ch" / "config.toml").is_file()
     assert not (Path.home() / ".codex").exists()
     assert os.environ["CODEX_HOME"] and mw.registered("codex", None)
+
+
+def test_keys_the_user_added_to_roses_entry_are_kept_when_it_is_updated():
+    install("claude", "user", rose_cmd="/old/rose")
+    data = json.loads(claude_state().read_text())
+    data["mcpServers"]["rose"]["env"] = {"ROSE_SESSION_ID": "mine"}
+    claude_state().write_text(json.dumps(data))
+    install("claude", "user", rose_cmd=ROSE)
+    entry = json.loads(claude_state().read_text())["mcpServers"]["rose"]
+    assert entry == {**SERVER, "env": {"ROSE_SESSION_ID": "mine"}}
+
+
+def test_a_codex_env_table_under_roses_is_kept_and_uninstall_says_to_remove_it_by_hand(tmp_path):
+    path = write(codex_config(), CODEX_CONFIG)
+    install("codex", "user", rose_cmd="/old/rose")
+    path.write_text(path.read_text() + '\n[mcp_servers.rose.env]\nROSE_SESSION_ID = "mine"\n')
+    install("codex", "user", rose_cmd=ROSE)
+    entry = mw.toml_loads(path.read_text())["mcp_servers"]["rose"]
+    assert entry == {"command": ROSE, "args": ["mcp"], "env": {"ROSE_SESSION_ID": "mine"}}
+    before = snapshot(tmp_path)
+    with pytest.raises(InstallError, match=r"settings of yours below it \(env\)"):
+        uninstall("codex", "user")
+    assert snapshot(tmp_path) == before

@@ -203,3 +203,17 @@ def test_under_rose_child_the_server_exits_at_once(tmp_path):
         cwd=tmp_path, env=env, timeout=60,
     )  # fmt: skip
     assert (res.returncode, res.stdout, res.stderr) == (0, "", "")
+
+
+def test_starting_the_server_loads_no_rose_machinery():
+    # The host starts `rose mcp` with every session: only the SDK loads before a call; the
+    # store, the graph engine, the templates and the CLI wait for the first tool call.
+    probe = (
+        "import sys, rose.host.mcp_server as m; m.build(); "
+        "print(sorted(n for n in sys.modules if n.split('.')[0] in "
+        "('kuzu', 'ladybug', 'jinja2', 'typer', 'networkx', 'yaml') or n in "
+        "('rose.store.facade', 'rose.graph.engine', 'rose.loop.recall', 'rose.judge.calls')))"
+    )
+    res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"

@@ -59,11 +59,13 @@ def _json_changes(path: Path, want: dict[str, Any] | None) -> list[FileChange]:
         if want is None:
             return []  # the user's own server of that name: never removed
         raise InstallError(f"{path} {_NOT_OURS}")
-    if current == want:
+    if current is None and want is None:
+        return []
+    if current is not None and want is not None and _same(current, want):
         return []
     new = dict(data)
-    if want is not None:
-        new["mcpServers"] = {**servers, mw.NAME: want}  # replaced in place, or added last
+    if want is not None:  # replaced in place (keeping keys the user added, say "env"), or last
+        new["mcpServers"] = {**servers, mw.NAME: {**(current or {}), **want}}
     else:
         rest = {k: v for k, v in servers.items() if k != mw.NAME}
         if rest:
@@ -171,7 +173,18 @@ def _toml_changes(path: Path, want: dict[str, Any] | None) -> list[FileChange]:
 
 
 def _same(current: dict[str, Any], want: dict[str, Any]) -> bool:
-    return mw.argv_of(current) == mw.argv_of(want) and set(current) <= {"command", "args"}
+    """Whether ROSE's entry already runs what it should (other keys are the user's)."""
+    return all(current.get(k) == v for k, v in want.items())
+
+
+def _entry_in(data: dict[str, Any]) -> Any:
+    servers = data.get("mcp_servers")
+    return servers.get(mw.NAME) if isinstance(servers, dict) else None
+
+
+def _extra(entry: Any) -> dict[str, Any]:
+    """The keys of ROSE's entry that install does not write: the user's (env, cwd, ...)."""
+    return {k: v for k, v in entry.items() if k not in ("command", "args")} if entry else {}
 
 
 def _prove(path: Path, data: dict[str, Any], after: str, want: dict[str, Any] | None) -> None:
@@ -184,12 +197,16 @@ def _prove(path: Path, data: dict[str, Any], after: str, want: dict[str, Any] | 
             f"({exc.reason}); nothing was changed: register the server by hand, or use --no-mcp"
         ) from None
     ok = _without_rose(new) == _without_rose(data)
-    got = (
-        new.get("mcp_servers", {}).get(mw.NAME)
-        if isinstance(new.get("mcp_servers"), dict)
-        else None
-    )
-    ok = ok and (got == want if want is not None else got is None)
+    got, had = _entry_in(new), _entry_in(data)
+    if want is None and got is not None:
+        raise InstallError(
+            f"{path}: [mcp_servers.rose] has settings of yours below it ({', '.join(got)}); "
+            "nothing was changed: remove the server there by hand"
+        )
+    if want is None:
+        ok = ok and got is None
+    else:  # ROSE's command, and every key of the user's in the entry (env, cwd, ...) kept
+        ok = ok and got is not None and _same(got, want) and _extra(got) == _extra(had)
     if not ok:
         raise InstallError(
             f"{path}: editing ROSE's [mcp_servers.rose] table would change other settings; "
