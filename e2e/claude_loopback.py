@@ -1,10 +1,12 @@
-"""End to end, offline: ROSE's hooks inside the real Claude Code CLI, against a loopback fake API.
+"""End to end, offline: ROSE's hooks inside the real Claude Code CLI, against a loopback model.
 
 What it proves: with ROSE wired into a project the way a user wires it (`rose init`,
 `rose add`, `rose install --scope project`), the real `claude -p` runs ROSE's
 UserPromptSubmit hook, accepts its JSON, and sends the `<rose-memory>` block holding the
 lesson text to the model: the lesson is found in the body of the POST /v1/messages that
-reached the fake server (e2e/fake_anthropic.py), and is absent from a control run made
+reached the loopback server (`rose.sim.loopback`, which records every request; these
+prompts are none of its world's tasks, so it answers each with one plain sentence), and is
+absent from a control run made
 before ROSE was wired. It also records which of ROSE's hooks ran (SessionStart, Stop and
 SessionEnd leave traces in `.rose/`), what the CLI did with ROSE's `systemMessage`, and
 that a resumed session gets no second copy of the block.
@@ -30,8 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import fake_anthropic  # noqa: E402  (a sibling file, not a package)
+from rose.sim.loopback import serve
 
 LESSON = "The staging database listens on port 5433, not 5432."
 PROMPT = "which port does staging use?"
@@ -71,6 +72,8 @@ def _env(home: Path, port: int, rose_cmd: list[str]) -> dict[str, str]:
         "DISABLE_ERROR_REPORTING": "1",
         "NO_PROXY": "127.0.0.1,localhost",
     }
+    if os.environ.get("PYTHONPATH"):  # a checkout run without installing: its hooks too
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     (home / "tmp").mkdir(parents=True, exist_ok=True)
     return env
 
@@ -144,13 +147,12 @@ def run(claude: str, rose_cmd: list[str], workdir: Path, timeout: float) -> dict
         "rose": " ".join(rose_cmd),
         "workdir": str(workdir),
     }
-    httpd = fake_anthropic.serve(str(workdir / "requests-version.jsonl"))
-    port = httpd.server_address[1]
-    env = _env(home, port, rose_cmd)
+    server = serve(workdir / "requests-version.jsonl", size="small")
+    env = _env(home, server.port, rose_cmd)
 
     def sh(cmd: list[str], log_name: str | None = None) -> subprocess.CompletedProcess:
         if log_name:
-            httpd.log_path = str(workdir / log_name)  # one request log per CLI run
+            server.log = workdir / log_name  # one request log per CLI run
         return subprocess.run(
             cmd,
             cwd=proj,
@@ -289,8 +291,8 @@ def run(claude: str, rose_cmd: list[str], workdir: Path, timeout: float) -> dict
         )
         return report
     finally:
-        httpd.shutdown()
-        httpd.server_close()
+        server.stop()
+        server.stopped.wait(5)
 
 
 def _print_text(r: dict) -> None:

@@ -1,13 +1,13 @@
 """The real Claude Code CLI, offline, injects ROSE's lesson into the request it sends the model.
 
-Runs e2e/claude_loopback.py: a loopback fake of the Anthropic Messages API, a temporary
+Runs e2e/claude_loopback.py: the loopback model server (rose.sim.loopback), a temporary
 HOME and project, `rose init` / `rose add` / `rose install --scope project`, then
 `claude -p`. Proves the `<rose-memory>` block (with the lesson text) is in the body of
 POST /v1/messages and was not there before ROSE was wired, that SessionStart,
 UserPromptSubmit, Stop and SessionEnd all ran without a logged error, and that a resumed
-session carries the block once. Skipped unless a `claude` binary is at $ROSE_E2E_CLAUDE or
-/tmp/cc/node_modules/.bin/claude (`npm install --prefix /tmp/cc
-@anthropic-ai/claude-code@2.1.197`). This test spawns `claude` itself, not through ROSE's
+session carries the block once. Skipped unless a `claude` binary is at $ROSE_E2E_CLAUDE,
+/tmp/cc332 or /tmp/cc (`npm install --prefix /tmp/cc332 @anthropic-ai/claude-code@2.1.332`;
+see tests/_claude_e2e.py). This test spawns `claude` itself, not through ROSE's
 model backends; the real HOME is never used (conftest points HOME at tmp_path, and the
 script builds the CLI's environment from scratch under its own temporary directory).
 """
@@ -20,26 +20,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests._claude_e2e import claude_binary
 
 SCRIPT = Path(__file__).resolve().parent.parent / "e2e" / "claude_loopback.py"
-DEFAULT_CLAUDE = "/tmp/cc/node_modules/.bin/claude"
 # read at import: conftest's autouse fixture deletes every ROSE_* variable before a test runs
-CLAUDE = os.environ.get("ROSE_E2E_CLAUDE") or DEFAULT_CLAUDE
-
-
-def _claude() -> str:
-    path = CLAUDE
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        pytest.skip(
-            f"no Claude Code binary at {path} (set ROSE_E2E_CLAUDE, or "
-            "`npm install --prefix /tmp/cc @anthropic-ai/claude-code@2.1.197`)"
-        )
-    return path
+EXPLICIT = os.environ.get("ROSE_E2E_CLAUDE")
 
 
 def test_real_claude_cli_sends_the_rose_block_to_the_model(tmp_path: Path) -> None:
-    claude = _claude()
+    claude = claude_binary(EXPLICIT)
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     env = {

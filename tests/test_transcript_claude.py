@@ -29,6 +29,7 @@ def _kinds(t: Transcript, kind: str) -> list[Step]:
         ("claude-code-1.0.0-representative", "1.0.0", 4, 2, 0, 0),
         ("claude-code-1.0.0-edge-cases", "1.0.0", 3, 3, 1, 5),
         ("claude-code-2.x-hand", "2.1.90", 2, 2, 1, 2),
+        ("claude-code-2.1.332-loopback", "2.1.332", 2, 4, 2, 0),
     ],
 )
 def test_counts_match_what_the_file_holds(name, version, prompts, tools, failed, skipped):
@@ -113,3 +114,19 @@ def test_units_open_at_each_prompt():
     early = Transcript("claude-code", "", "", (Step("agent", "hello", 1), *t.steps))
     assert len(units(early)) == 2 and units(early)[0][0].text == "hello"
     assert units(Transcript("claude-code", "", "", ())) == []
+
+
+def test_a_current_cli_session_reads_as_its_prompts_calls_and_replies():
+    """Claude Code 2.1.332 (recorded against rose.sim.loopback): ROSE's block and status line
+    are attachments, not prompts; a resumed session's reply is the second prompt; the two
+    failed checks keep their exit line; the agent's citation of the lesson is its own words."""
+    t = read(fixture("claude-code-2.1.332-loopback"))
+    prompts = [s.text for s in _kinds(t, "prompt")]
+    assert prompts[0] == "Please add the deploy client."
+    assert "That is not right. In this project the deploy flag is --lumen-nimbus" in prompts[1]
+    assert not any("rose-memory" in p or "ROSE ·" in p for p in prompts)
+    tools = _kinds(t, "tool")
+    assert [s.name for s in tools] == ["Bash"] * 4
+    assert [s.failed for s in tools] == [False, True, True, False]
+    assert tools[1].error == "Exit code 1: run the checks for the deploy client"
+    assert "(lesson n_" in _kinds(t, "agent")[0].text

@@ -36,6 +36,14 @@ TYPES = frozenset(
         "tag",
         "agent-name",
         "pr-link",
+        # bookkeeping Claude Code 2.1.332 writes beside the conversation
+        "atis-latch",
+        "api-request",
+        "api-request-shape",
+        "api-request-blob",
+        "tools-used",
+        "cost-state",
+        "mode",
     }
 )
 

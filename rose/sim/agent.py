@@ -267,8 +267,7 @@ class Agent:
                 retried = True
                 final = reply(f"{STEER} That is not right. It still fails; please try again.")
             if not final.ok:
-                supplied = " ".join(self.world.facts[f].text for f in final.missing)
-                final = reply(f"{STEER} That is not right. {supplied}")
+                final = reply(correction(self.world, final.missing))
         transcript = _text(record)
         d = Draws(self.seed, "digest", transcript)
         digest = "\n".join(
@@ -278,6 +277,12 @@ class Agent:
         )
         attempts = 1 + sum(kind == "user" for kind, _ in record[1:])
         return Session(task, first, final, attempts > 1, digest, transcript, retried, attempts)
+
+
+def correction(world: World, missing: Sequence[str]) -> str:
+    """The user's reply to a failure that says what was missing: the facts, in words."""
+    supplied = " ".join(world.facts[f].text for f in missing)
+    return f"{STEER} That is not right. {supplied}"
 
 
 #: (the transcript so far, the user's reply) -> what the host injected with the reply.

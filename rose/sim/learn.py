@@ -254,9 +254,17 @@ def _match(world: World, symptom: str, claim: str) -> float:
     elif s_defaults:
         if s_defaults & c_defaults:
             return 0.9
-    elif not c_subjects and not c_defaults:
+    elif not c_subjects and not c_defaults and _principle(world, claim, s_topics):
         return 0.7  # something was not done right: any way of going about it could be it
     return 0.35
+
+
+def _principle(world: World, claim: str, topics: set[str]) -> bool:
+    """`claim` states a way of going about one of `topics` (not a reason or an anecdote)."""
+    return any(
+        world.facts[f].kind == "principle" and world.facts[f].topic in topics
+        for f in world.stated(claim)
+    )
 
 
 def rank_repairs(world: World, prompt: str, d: Draws) -> dict[str, Any]:
