@@ -72,3 +72,9 @@ def test_rose_doctor_shows_it(store, rose_exe):
     install("claude", "user", rose_cmd=rose_exe)
     res = CliRunner().invoke(app, ["doctor", "--json"])
     assert by_name(json.loads(res.output)["checks"])["mcp claude user"]["level"] == "ok"
+
+
+def test_a_project_server_not_yet_approved_is_a_warning(rose_exe, project):
+    install("claude", "project", rose_cmd=rose_exe, project_dir=project)
+    check = by_name(mcp_server(project))["mcp claude project"]
+    assert check["level"] == "warn" and "not approved yet" in check["detail"]

@@ -244,3 +244,21 @@ def test_a_codex_env_table_under_roses_is_kept_and_uninstall_says_to_remove_it_b
     with pytest.raises(InstallError, match=r"settings of yours below it \(env\)"):
         uninstall("codex", "user")
     assert snapshot(tmp_path) == before
+
+
+def test_a_project_server_counts_once_the_user_approved_it(project):
+    # Claude Code starts a project's .mcp.json server only after asking (checked with 2.1.197:
+    # `claude mcp list` says "Pending approval" until the answer is kept).
+    install("claude", "project", rose_cmd=ROSE)
+    (found,) = mw.registrations("claude", project)
+    assert not found.approved and not mw.registered("claude", str(project))
+    state = {"projects": {str(project): {"enabledMcpjsonServers": ["rose"]}}}
+    claude_state().write_text(json.dumps(state))
+    assert mw.registered("claude", str(project))
+    local = write(
+        project / ".claude" / "settings.local.json", '{"disabledMcpjsonServers": ["rose"]}'
+    )
+    assert not mw.registered("claude", str(project))  # a "no" wins
+    local.write_text('{"enableAllProjectMcpServers": true}')
+    claude_state().unlink()
+    assert mw.registered("claude", str(project))

@@ -40,6 +40,9 @@ class Registration:
     scope: str  # user | project | local | plugin
     path: Path
     argv: tuple[str, ...]
+    #: False for a project .mcp.json server the user has not approved yet: Claude Code
+    #: starts none of those until asked once in an interactive session.
+    approved: bool = True
 
 
 def codex_home() -> Path:
@@ -126,6 +129,33 @@ def _found(target: str, scope: str, path: Path, servers: dict) -> list[Registrat
     return [Registration(target, scope, path, tuple(argv))] if argv else []
 
 
+def _approved(state: dict[str, Any], proj: Path) -> bool:
+    """Whether the user let Claude Code start the project's .mcp.json server `rose`: its
+    answer is kept in ~/.claude.json's project entry or in a settings file
+    (`enabledMcpjsonServers`, `disabledMcpjsonServers`, `enableAllProjectMcpServers`)."""
+    here = (
+        state.get("projects", {}).get(str(proj))
+        if isinstance(state.get("projects"), dict)
+        else None
+    )
+    places = [here if isinstance(here, dict) else {}]
+    for settings in (
+        Path.home() / ".claude" / "settings.json",
+        proj / ".claude" / "settings.json",
+        proj / ".claude" / "settings.local.json",
+    ):
+        places.append(_json(settings) if settings.is_file() else {})
+
+    def named(key: str) -> bool:
+        return any(isinstance(p.get(key), list) and NAME in p[key] for p in places)
+
+    if named("disabledMcpjsonServers"):
+        return False
+    return named("enabledMcpjsonServers") or any(
+        p.get("enableAllProjectMcpServers") is True for p in places
+    )
+
+
 def _enabled_plugin(path: Path) -> bool:
     plugins = _json(path).get("enabledPlugins") if path.is_file() else None
     return isinstance(plugins, dict) and any(
@@ -147,7 +177,9 @@ def registrations(target: str, project_dir: Path | None = None) -> list[Registra
             out += _found("claude", "local", state, _servers(here, "mcpServers"))
         shared = proj / ".mcp.json"
         if shared.is_file():
-            out += _found("claude", "project", shared, _servers(_json(shared), "mcpServers"))
+            ok = _approved(data, proj)
+            for reg in _found("claude", "project", shared, _servers(_json(shared), "mcpServers")):
+                out.append(Registration(reg.target, reg.scope, reg.path, reg.argv, approved=ok))
         for settings in (
             Path.home() / ".claude" / "settings.json",
             proj / ".claude" / "settings.json",
@@ -172,4 +204,4 @@ def registered(host: str, cwd: str | None) -> bool:
     if host not in ("claude", "codex"):
         return False
     where = Path(cwd) if cwd and os.path.isdir(cwd) else None
-    return bool(registrations(host, where))
+    return any(r.approved for r in registrations(host, where))

@@ -285,6 +285,10 @@ def mcp_server(project_dir: Path | None = None) -> list[dict[str, str]]:
                 continue
             where = f"`{' '.join(reg.argv)}` ({reg.path})"
             problem = _launcher_problem(list(reg.argv[:-1]))
+            if not problem and not reg.approved:
+                wait = "not approved yet: Claude Code asks once, in an interactive session"
+                out.append(_check(name, "warn", f"{where}; {wait}"))
+                continue
             out.append(
                 _check(name, "fail", f"{where}; {problem}")
                 if problem
