@@ -262,3 +262,15 @@ def test_a_project_server_counts_once_the_user_approved_it(project):
     local.write_text('{"enableAllProjectMcpServers": true}')
     claude_state().unlink()
     assert mw.registered("claude", str(project))
+
+
+def test_uninstall_finds_roses_table_after_codex_rewrote_the_file():
+    # What `codex mcp add other -- /bin/echo hi` (0.171.0) leaves: its own serialisation,
+    # without the comment install wrote, and the new server after ROSE's table.
+    path = write(
+        codex_config(),
+        f'[mcp_servers.rose]\ncommand = "{ROSE}"\nargs = ["mcp"]\n\n'
+        '[mcp_servers.other]\ncommand = "/bin/echo"\nargs = ["hi"]\n',
+    )
+    uninstall("codex", "user")
+    assert path.read_text() == '[mcp_servers.other]\ncommand = "/bin/echo"\nargs = ["hi"]\n'
