@@ -93,6 +93,7 @@ def test_child_runs_without_hooks_tools_or_session_and_with_rose_child(fake, mon
     assert after(argv, "--output-format") == "json"
     assert json.loads(after(argv, "--settings")) == {"disableAllHooks": True}
     assert "--no-session-persistence" in argv
+    assert "--strict-mcp-config" in argv and "--mcp-config" not in argv  # no MCP servers
     assert after(argv, "--tools") == ""
     assert after(argv, "--system-prompt")
     assert json.loads(after(argv, "--json-schema")) == SCHEMA

@@ -181,11 +181,11 @@ def test_a_settings_file_rose_created_is_removed_by_uninstall():
 def test_project_scope_writes_the_projects_settings(project):
     report = install("claude", "project", rose_cmd=ROSE)
     path = project / ".claude" / "settings.json"
-    assert [c.path for c in report.changes] == [path]
+    assert [c.path for c in report.changes] == [path, project / ".mcp.json"]  # + the MCP server
     assert rose_commands(json.loads(path.read_text()))
     assert not user_settings().exists()
     uninstall("claude", "project")
-    assert not path.exists()
+    assert not path.exists() and list(project.iterdir()) == []
 
 
 def test_a_symlinked_settings_file_stays_a_symlink(tmp_path):

@@ -63,3 +63,15 @@ def test_help_names_the_choices(run):
     res = run("install", "--help")
     assert res.exit_code == 0
     assert "claude" in res.output and "codex" in res.output and "--dry-run" in res.output
+
+
+def test_install_registers_the_mcp_server_unless_no_mcp(run):
+    state = Path.home() / ".claude.json"
+    res = run("install", "--no-mcp")
+    assert res.exit_code == 0, res.output
+    assert not state.exists() and "MCP" not in res.output
+    res = run("install")
+    assert res.exit_code == 0 and str(state) in res.output and "`/mcp`" in res.output
+    assert json.loads(state.read_text())["mcpServers"]["rose"]["args"][-1] == "mcp"
+    assert run("uninstall").exit_code == 0
+    assert not state.exists() and not settings().exists()

@@ -1,6 +1,7 @@
 """The repository is a Claude Code plugin and marketplace: the manifests parse and point at
 files that exist, every hook event has a timeout, and hooks/run-hook never fails: with no rose
-anywhere it prints one install hint and exits 0."""
+anywhere it prints one install hint and exits 0. The plugin registers ROSE's MCP server
+through hooks/run-mcp, which with no rose says so on stderr (never stdout, the protocol's)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rose.host.settings import EVENTS
 
 REPO = Path(__file__).resolve().parents[1]
 RUN_HOOK = REPO / "hooks" / "run-hook"
+RUN_MCP = REPO / "hooks" / "run-mcp"
 BARE_PATH = "/bin:/usr/bin"
 
 
@@ -29,6 +31,17 @@ def test_plugin_manifest():
     manifest = load(".claude-plugin/plugin.json")
     assert manifest["name"] == "rose"
     assert manifest["version"] == rose.__version__
+
+
+def test_plugin_registers_the_mcp_server_through_its_launcher():
+    # Inline in plugin.json, not a root .mcp.json: the plugin's root is this repository's
+    # root, where a .mcp.json would also be the project's own MCP config.
+    servers = load(".claude-plugin/plugin.json")["mcpServers"]
+    assert servers == {
+        "rose": {"type": "stdio", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/run-mcp", "args": []}
+    }
+    assert not (REPO / ".mcp.json").exists()
+    assert os.access(RUN_MCP, os.X_OK)
 
 
 def test_marketplace_lists_this_repo_as_the_rose_plugin():
@@ -111,4 +124,30 @@ def test_run_hook_falls_back_to_the_plugins_own_copy(tmp_path):
 
 def test_run_hook_is_silent_in_rose_child_processes(tmp_path):
     res = run_hook(tmp_path, tmp_path, ROSE_CHILD="1")
+    assert res.returncode == 0 and res.stdout == "" and res.stderr == ""
+
+
+def run_mcp(tmp_path: Path, plugin_root: Path, **env: str) -> subprocess.CompletedProcess:
+    home = tmp_path / "mcphome"
+    home.mkdir(exist_ok=True)
+    base = {"PATH": BARE_PATH, "HOME": str(home), "CLAUDE_PLUGIN_ROOT": str(plugin_root)}
+    return subprocess.run(
+        [str(RUN_MCP)], input="", capture_output=True, text=True, cwd=home,
+        env={**base, **env}, timeout=60,
+    )  # fmt: skip
+
+
+def test_run_mcp_without_rose_says_so_on_stderr_and_fails(tmp_path):
+    empty = tmp_path / "empty-plugin"
+    empty.mkdir()
+    if _rose_reachable_without_the_plugin(empty):
+        pytest.skip("this machine has rose installed system-wide")
+    res = run_mcp(tmp_path, empty)
+    assert res.returncode == 1 and res.stdout == ""
+    (line,) = res.stderr.strip().splitlines()
+    assert "uv tool install rose-memory" in line
+
+
+def test_run_mcp_is_silent_in_rose_child_processes(tmp_path):
+    res = run_mcp(tmp_path, tmp_path, ROSE_CHILD="1")
     assert res.returncode == 0 and res.stdout == "" and res.stderr == ""

@@ -70,6 +70,7 @@ _GROUPS = (
     "query_cmds",
     "config_cmds",
     "install_cmds",
+    "mcp_cmds",
     "recall_cmds",
     "report_cmds",
     "digest_cmds",

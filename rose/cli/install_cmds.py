@@ -15,10 +15,16 @@ _TRUST_HELP = (
     "content, through `codex app-server`; asks first. Needs `codex` on PATH."
 )
 _YES_HELP = "With --trust: consent without asking (for scripts)."
+_MCP_HELP = (
+    "Also register ROSE's MCP server (`rose mcp`) as `rose`: Claude Code's ~/.claude.json "
+    "(user) or the project's .mcp.json; Codex's config.toml [mcp_servers.rose]. --no-mcp "
+    "leaves it out (and removes an earlier registration)."
+)
 
 
 _INSTALL_HELP = (
-    "Wire ROSE's hooks (`rose hook <event>`) into Claude Code or Codex.\n\n"
+    "Wire ROSE's hooks (`rose hook <event>`) into Claude Code or Codex, and register its MCP "
+    "server (`rose mcp`) there.\n\n"
     "Adds only ROSE's entries and keeps every other key and hook; running it again replaces "
     "ROSE's entries in place. The first install keeps the file's previous content beside it "
     "as *.rose-backup, with the same permissions. Codex runs a hook only once it is trusted: "
@@ -41,6 +47,7 @@ def install(
     force: bool = typer.Option(False, "--force", help=_FORCE_HELP),
     trust: bool = typer.Option(False, "--trust", help=_TRUST_HELP),
     yes: bool = typer.Option(False, "--yes", "-y", help=_YES_HELP),
+    mcp: bool = typer.Option(True, "--mcp/--no-mcp", help=_MCP_HELP),
 ) -> None:
     """Wire ROSE's hooks into Claude Code or Codex (help text: _INSTALL_HELP)."""
     from rose.host.install import install as do_install
@@ -61,7 +68,7 @@ def install(
                 err=True,
             )
             raise typer.Exit(1)
-    report = do_install(target, scope, dry_run=dry_run, force=force, trust=trust)
+    report = do_install(target, scope, dry_run=dry_run, force=force, trust=trust, mcp=mcp)
     typer.echo(report.render())
 
 
@@ -71,7 +78,8 @@ def uninstall(
     dry_run: bool = typer.Option(False, "--dry-run", help=_DRY_HELP),
     force: bool = typer.Option(False, "--force", help=_FORCE_HELP),
 ) -> None:
-    """Remove exactly the entries `rose install` added (for Codex, also its AGENTS.md block).
+    """Remove exactly the entries `rose install` added: the hooks, the MCP server's entry and,
+    for Codex, the AGENTS.md block.
 
     A hooks folder left empty by that (a project's .claude/) is removed too.
     """

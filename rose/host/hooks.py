@@ -151,6 +151,7 @@ def _session_start(payload: dict, roots) -> None:
             rec["served"] = {}  # a fresh or compacted context holds none of what we served
             rec["restored"] = {}
         rec["transcript_path"] = str(payload.get("transcript_path") or "")
+        rec.pop("pull", None)  # the host (re)started its MCP servers: asked again
 
     _with_session(roots, payload, reset)
     if roots and payload.get("source") in ("clear", "compact"):
@@ -315,7 +316,9 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     rec = load_session(path, sid)
     rec["turn"] = int(rec.get("turn", 0)) + 1
     restored = sessions.restored(roots[0][0], sid)  # descent, for the rest of this session
-    result = pack(view, chosen, rec, turn=rec["turn"], host=host_of(payload), restored=restored)
+    host = host_of(payload)
+    view = _headed(view, rec, host, payload.get("cwd"))
+    result = pack(view, chosen, rec, turn=rec["turn"], host=host, restored=restored)
     result.note = note
 
     def record() -> None:
@@ -359,6 +362,25 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     except Exception as exc:  # the answer is out: a second line would break the host's JSON
         _log_error(roots, type(exc).__name__, str(exc).splitlines()[0][:200] if str(exc) else "")
     return None  # answered above
+
+
+def _headed(view: dict, rec: dict, host: str, cwd: object) -> dict:
+    """The view with the head the block opens with: the one that tells the agent it can pull
+    more when the host runs ROSE's MCP server. Asked once a session (kept in the session
+    record until the next SessionStart): a host starts its MCP servers with the session."""
+    if "pull" not in rec:
+        rec["pull"] = _pull(host, cwd)
+    return {**view, "head": view["head_pull"]} if rec["pull"] and view.get("head_pull") else view
+
+
+def _pull(host: str, cwd: object) -> bool:
+    """Whether `host` runs ROSE's MCP server for this session (rose/host/mcp_wiring.py)."""
+    from rose.host import mcp_wiring
+
+    try:
+        return mcp_wiring.registered(host, cwd if isinstance(cwd, str) else None)
+    except Exception:  # an unreadable config: the block just does not mention the tools
+        return False
 
 
 def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] | None:

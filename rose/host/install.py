@@ -49,6 +49,7 @@ from pathlib import Path
 
 from rose.atomic import write_text
 from rose.host import settings as sj
+from rose.host.mcp_wiring import codex_home
 from rose.host.settings import (
     EVENTS,
     MARKER,
@@ -164,11 +165,6 @@ def hook_handler(event: str, rose_cmd: str, target: str) -> dict:
     }
 
 
-def codex_home() -> Path:
-    env = os.environ.get("CODEX_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".codex"
-
-
 def hooks_file(target: str, scope: str, project_dir: Path | None = None) -> Path:
     """Where `target` reads hooks for `scope`."""
     proj = (project_dir or Path.cwd()).resolve()
@@ -194,8 +190,11 @@ def install(
     project_dir: Path | None = None,
     rose_cmd: str | None = None,
     trust: bool = False,
+    mcp: bool = True,
 ) -> InstallReport:
-    """Wire `rose hook <event>` into `target` for `scope`, replacing any older ROSE entries.
+    """Wire `rose hook <event>` into `target` for `scope`, replacing any older ROSE entries,
+    and register ROSE's MCP server (`rose mcp`) beside them unless not `mcp` (then an
+    earlier registration is removed).
 
     A read-only file is refused unless `force`; nothing is written unless every file can be.
     For Codex, the AGENTS.md block is written only when the Codex on PATH runs no hooks (it
@@ -205,7 +204,7 @@ def install(
     """
     if trust and target != "codex":
         raise InstallError("--trust is for --target codex: Claude Code has no hook trust")
-    return _run("install", target, scope, dry_run, force, project_dir, rose_cmd, trust)
+    return _run("install", target, scope, dry_run, force, project_dir, rose_cmd, trust, mcp)
 
 
 def uninstall(
@@ -216,16 +215,19 @@ def uninstall(
     force: bool = False,
     project_dir: Path | None = None,
 ) -> InstallReport:
-    """Remove exactly the entries `install` added; every other hook and key stays.
+    """Remove exactly the entries `install` added (hooks, MCP server); every other hook,
+    server and key stays.
 
     A hooks folder the removal leaves empty (a project's `.claude/`) is removed too.
     """
     return _run("uninstall", target, scope, dry_run, force, project_dir, None)
 
 
-def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=False):  # noqa: C901
+def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=False, mcp=True):  # noqa: C901
     from rose.host import _codex_install as cx
+    from rose.host import _mcp_install as mx
     from rose.host import codex_trust as ct
+    from rose.host import mcp_wiring as mw
 
     if target not in TARGETS:
         raise InstallError(f"unknown target {target!r}: choose one of {', '.join(TARGETS)}")
@@ -243,6 +245,11 @@ def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=Fal
         raise ct.no_codex("--trust")
     # Plan every file first, so a bad AGENTS.md cannot leave the hooks half-done.
     report.changes += _json_changes(path, wanted)
+    server = mw.entry(cmd, target) if wanted and mcp else None
+    mcp_path = mw.mcp_file(target, scope, project_dir)
+    report.changes += mx.changes(target, mcp_path, server)
+    if server is not None:
+        report.notes += mx.notes(target, scope, mcp_path)
     if target == "codex":
         runs = ct.runs_hooks(codex, cwd) if wanted else None
         agents = agents_file(scope, project_dir)
@@ -251,6 +258,7 @@ def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=Fal
         if wanted:
             report.notes += cx.recall_note(runs, agents)
     report.notes += _notes(action, target, scope, path, trust)
+    report.changes += _emptied_folders(report.changes)
     for ch in report.changes:
         problem = _check(ch, force)
         if problem and dry_run:
@@ -284,6 +292,22 @@ def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=Fal
     if records and records_codex:
         report.notes.append(cx.forget_note(records_codex, cwd, records))
     return report
+
+
+def _emptied_folders(changes: list[FileChange]) -> list[FileChange]:
+    """The folders the deletions in `changes` leave empty (a project's `.claude/`, a Codex
+    home ROSE created), deleted with them; each once."""
+    gone: dict[Path, set[str]] = {}
+    for ch in changes:
+        if ch.after is None and not ch.is_dir:
+            gone.setdefault(ch.path.parent, set()).add(ch.path.name)
+    listed = {ch.path for ch in changes if ch.is_dir}
+    out = []
+    for folder, names in gone.items():
+        with contextlib.suppress(OSError):
+            if folder not in listed and set(os.listdir(folder)) <= names:
+                out.append(FileChange(folder, "", None, is_dir=True))
+    return out
 
 
 def _missing_folders(changes: list[FileChange]) -> list[Path]:

@@ -96,7 +96,7 @@ def diagnose() -> dict[str, Any]:
         store = Store.open()
     except RoseError as exc:
         checks.append(_check("store", "fail", str(exc)))
-        return {"checks": checks + wiring()}
+        return {"checks": checks + wiring() + mcp_server()}
     where = store.project.root if store.project else store.primary.root
     checks.append(_check("store", "ok", str(where)))
     if store.global_:
@@ -119,8 +119,10 @@ def diagnose() -> dict[str, Any]:
     checks += _config(store)
     checks += _backends(store.config.agent)
     checks.append(_budget(store.config.recall.max_pack_tokens))
-    wired = wiring(store.project.root.parent if store.project else None)
+    project_dir = store.project.root.parent if store.project else None
+    wired = wiring(project_dir)
     checks += wired
+    checks += mcp_server(project_dir)
     checks.append(_reflection(store.config.reflect.mode, wired))
     return {"checks": checks}
 
@@ -267,6 +269,38 @@ def wiring(project_dir: Path | None = None) -> list[dict[str, str]]:
             )
         )
     return checks
+
+
+def mcp_server(project_dir: Path | None = None) -> list[dict[str, str]]:
+    """Where ROSE's MCP server (`rose mcp`) is registered, and whether its command would
+    start; a warning when no host has it (the agent can still be served, not pull)."""
+    from rose.host import mcp_wiring as mw
+
+    out: list[dict[str, str]] = []
+    for target in ("claude", "codex"):
+        for reg in mw.registrations(target, project_dir):
+            name = f"mcp {target} {reg.scope}"
+            if reg.scope == "plugin":
+                out.append(_check(name, "ok", f"the rose plugin's server (enabled in {reg.path})"))
+                continue
+            where = f"`{' '.join(reg.argv)}` ({reg.path})"
+            problem = _launcher_problem(list(reg.argv[:-1]))
+            if not problem and not reg.approved:
+                wait = "not approved yet: Claude Code asks once, in an interactive session"
+                out.append(_check(name, "warn", f"{where}; {wait}"))
+                continue
+            out.append(
+                _check(name, "fail", f"{where}; {problem}")
+                if problem
+                else _check(name, "ok", where)
+            )
+    if not out:
+        detail = (
+            "ROSE's MCP server is not registered with Claude Code or Codex: the agent is served "
+            "lessons but cannot pull more (recall, show, used); `rose install` registers it"
+        )
+        out.append(_check("mcp", "warn", detail))
+    return out
 
 
 def _codex_trust(project_dir: Path | None, checks: list[dict[str, str]]) -> list[dict[str, str]]:

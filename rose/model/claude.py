@@ -114,6 +114,9 @@ class ClaudeBackend:
             "--no-session-persistence",
             "--settings",
             NO_HOOKS,
+            # No MCP server either: ~/.claude.json may register `rose mcp`, which a model
+            # call has no use for (and would pay a process start for).
+            "--strict-mcp-config",
         ]
         if schema is not None:
             argv += ["--json-schema", json.dumps(_for_cli(schema), separators=(",", ":"))]

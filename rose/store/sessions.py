@@ -143,3 +143,17 @@ def restored(store_root: str | Path, session_id: str) -> list[dict]:
 
 
 _RESTORED = ("lesson", "patch", "text", "piece")
+
+
+def latest(store_root: str | Path) -> str | None:
+    """The session whose log was written last (the prompt hook appends on every prompt);
+    None when no session has a log."""
+    folder = Path(store_root) / "sessions"
+    try:
+        logs = [e for e in os.scandir(folder) if e.name.endswith(".log") and e.is_file()]
+    except FileNotFoundError:
+        return None
+    if not logs:
+        return None
+    newest = max(logs, key=lambda e: (e.stat().st_mtime_ns, e.name))
+    return newest.name[: -len(".log")]

@@ -19,7 +19,7 @@ from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
 from rose.store import scan, shortid
 
-FORMAT = 8  # 8: sources (7: patch ids; 6: short ids; 5: total_tokens is the exact count)
+FORMAT = 9  # 9: head_pull (8: sources; 7: patch ids; 6: short ids; 5: exact total_tokens)
 
 
 @cache
@@ -183,6 +183,8 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
         "total_tokens": total,
         "frame_tokens": frame,
         "head": head,
+        # The head for a session whose host has ROSE's MCP server (the hook picks it).
+        "head_pull": render("inject/head", pull=True),
         "tail": tail,
         "lessons": lessons if fits else [],
     }
