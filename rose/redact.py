@@ -179,9 +179,10 @@ _JSON_GAP = re.compile(r"(?:[\s,:\[\]{}0-9.eE+-]|true|false|null)*")
 
 # An AWS secret access key is 40 base64 characters; unlabelled, it is recognised by the
 # key id beside it (already a placeholder here) or by the words "secret access key".
-# Lowercase hex of that length is a git SHA, not a secret.
+# Lowercase hex of that length is a git SHA, not a secret. It starts after a JSON escape
+# (`\n`), never on the escape's letter, which would leave a lone backslash behind.
 _AWS_SECRET_VALUE = (
-    r"(?:(?<![A-Za-z0-9+/=])|(?<=\\[nrt]))"
+    r"(?:(?<![A-Za-z0-9+/=\\])|(?<=\\[nrt]))"
     r"(?![0-9a-f]{40}(?![A-Za-z0-9+/]))[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])"
 )
 _AWS_NEAR_ID = re.compile(

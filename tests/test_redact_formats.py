@@ -292,3 +292,12 @@ def test_the_new_patterns_take_linear_time():
     for blob in blobs:
         redact(blob)
     assert time.perf_counter() - started < 5
+
+
+def test_a_secret_after_an_escaped_newline_keeps_the_json_line_valid():
+    """Found by hypothesis: the secret matched from the `n` of an escaped newline, leaving a
+    lone backslash, so the redacted JSON line no longer parsed."""
+    values = ["AKIAIOSFODNN7EXAMPLE\nSK0123456789abcdef0123456789abcdefmysql"]
+    line = redact(json.dumps(values, ensure_ascii=False))
+    # 39 characters after the newline: no secret, once the escape's letter is not counted
+    assert json.loads(line) == ["[REDACTED:aws-key]\nSK0123456789abcdef0123456789abcdefmysql"]
