@@ -20,11 +20,22 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ROSE_GLOBAL_HOME", str(home / ".rose"))
     monkeypatch.delenv("ROSE_HOME", raising=False)
     monkeypatch.delenv("ROSE_CHILD", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)  # Codex's home is HOME's, as ROSE's is
     for key in list(os.environ):
         if key.startswith("ROSE_") and key not in ("ROSE_GLOBAL_HOME", "ROSE_GRAPH_ENGINE"):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(project)
     return project
+
+
+@pytest.fixture
+def rose_exe(tmp_path: Path) -> str:
+    """A `rose` executable that starts and exits 0, for the commands install writes."""
+    exe = tmp_path / "bin" / "rose"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\nexit 0\n")
+    os.chmod(exe, 0o755)
+    return str(exe)
 
 
 @pytest.fixture

@@ -9,27 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from rose.host.install import BEGIN, install
 from rose.inspect.doctor import wiring
 from tests._codex_app import install_fake, no_codex
 
 ROSE_OK = "#!/bin/sh\nexit 0\n"
-
-
-@pytest.fixture(autouse=True)
-def _no_codex_home(monkeypatch):
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-
-
-@pytest.fixture
-def rose_exe(tmp_path) -> str:
-    exe = tmp_path / "bin" / "rose"
-    exe.parent.mkdir()
-    exe.write_text(ROSE_OK)
-    exe.chmod(0o755)
-    return str(exe)
 
 
 def trust_check(project: Path | None = None, scope: str = "user") -> dict:

@@ -20,11 +20,6 @@ pytestmark = pytest.mark.graph
 LINE = "Pull more with the `rose` MCP tools:"
 
 
-@pytest.fixture(autouse=True)
-def _no_codex_home(monkeypatch):
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-
-
 @pytest.fixture
 def one(store: Store) -> Store:
     store.save(Node(id="n_retry0001", title="Retry policy", gist="Back off.", body="Use 100ms."))

@@ -19,11 +19,6 @@ ROSE = "/opt/rose/bin/rose"
 MINE = "# House rules\n\nAlways run the tests.\n"
 
 
-@pytest.fixture(autouse=True)
-def _no_codex_home(monkeypatch):
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-
-
 def codex_dir() -> Path:
     return Path.home() / ".codex"
 

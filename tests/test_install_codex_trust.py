@@ -23,11 +23,6 @@ ROSE = "/opt/rose/bin/rose"
 THEIRS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}
 
 
-@pytest.fixture(autouse=True)
-def _no_codex_home(monkeypatch):
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-
-
 @pytest.fixture
 def run():
     runner = CliRunner()

@@ -7,25 +7,9 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 from rose.host.install import install
 from rose.inspect.doctor import wiring
 from tests._codex_app import install_fake
-
-
-@pytest.fixture(autouse=True)
-def _no_codex_home(monkeypatch):
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-
-
-@pytest.fixture
-def rose_exe(tmp_path) -> str:
-    exe = tmp_path / "bin" / "rose"
-    exe.parent.mkdir()
-    exe.write_text("#!/bin/sh\nexit 0\n")
-    os.chmod(exe, 0o755)
-    return str(exe)
 
 
 def by_name(checks: list[dict]) -> dict[str, dict]:

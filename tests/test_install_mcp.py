@@ -37,11 +37,6 @@ hooks = true
 """
 
 
-@pytest.fixture(autouse=True)
-def _no_codex_home(monkeypatch):
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-
-
 def claude_state() -> Path:
     return Path.home() / ".claude.json"
 
