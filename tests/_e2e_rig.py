@@ -135,6 +135,20 @@ class LoopbackRig:
         return [n for n in self.nodes() if n["level"] >= 1 and n.get("status") == "active"]
 
 
+def unaided_task(world: Any) -> Any:
+    """A task the agent cannot do unaided (it needs facts it does not know), with words no
+    other task shares, so the loopback knows it from what the user typed."""
+    from rose.sim.markers import strip
+
+    words = [strip(t.prompt) for t in world.tasks]
+    return next(
+        t
+        for t in world.tasks
+        if words.count(strip(t.prompt)) == 1
+        and 2 <= sum(not world.facts[f].known for f in t.needs) <= 3
+    )
+
+
 def played(requests: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
     """What the loopback played for these requests, in one role ("agent", "judge")."""
     return [r["played"] for r in requests if (r.get("played") or {}).get("role") == role]

@@ -13,8 +13,6 @@ from rose.host.install import BEGIN, install
 from rose.inspect.doctor import wiring
 from tests._codex_app import install_fake, no_codex
 
-ROSE_OK = "#!/bin/sh\nexit 0\n"
-
 
 def trust_check(project: Path | None = None, scope: str = "user") -> dict:
     checks = {c["name"]: c for c in wiring(project)}

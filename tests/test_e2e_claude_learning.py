@@ -48,24 +48,13 @@ from tests._claude_e2e import (
     prompt_hook_ms,
     prompt_to_reply_ms,
 )
+from tests._e2e_rig import unaided_task
 
 SEED = 0
 WORLD = World.generate(SEED, size="small")
 # read at import: conftest's autouse fixture deletes every ROSE_* variable before a test runs
 EXPLICIT = os.environ.get("ROSE_E2E_CLAUDE")
 USER_SETTINGS = '{\n  "cleanupPeriodDays": 30,\n  "env": {"EDITOR": "vi"}\n}\n'
-
-
-def _task():
-    """A task the agent cannot do unaided (it needs facts it does not know), with words no
-    other task shares, so the loopback knows it from what the user typed."""
-    words = [strip(t.prompt) for t in WORLD.tasks]
-    return next(
-        t
-        for t in WORLD.tasks
-        if words.count(strip(t.prompt)) == 1
-        and 2 <= sum(not WORLD.facts[f].known for f in t.needs) <= 3
-    )
 
 
 def test_rose_learns_inside_real_claude_code(tmp_path: Path, capsys) -> None:
@@ -83,7 +72,7 @@ def test_rose_learns_inside_real_claude_code(tmp_path: Path, capsys) -> None:
 
 
 def _story(rig: Rig) -> tuple[float | None, float | None, float | None]:
-    task = _task()
+    task = unaided_task(WORLD)
     prompt = strip(task.prompt)
     settings = rig.project / ".claude" / "settings.json"
     settings.parent.mkdir()

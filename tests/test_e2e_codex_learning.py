@@ -56,7 +56,7 @@ from tests._codex_e2e import (
     prompt_recorded_ms,
     provider_config,
 )
-from tests._e2e_rig import agent_posts, body_text, played
+from tests._e2e_rig import agent_posts, body_text, played, unaided_task
 
 SEED = 0
 WORLD = World.generate(SEED, size="small")
@@ -68,18 +68,6 @@ USER_HOOKS = (
     '"command": "true", "timeout": 5}\n        ]\n      }\n    ]\n  }\n}\n'
 )
 BLOCK = "<rose-memory>"
-
-
-def _task():
-    """A task the agent cannot do unaided (it needs facts it does not know), with words no
-    other task shares, so the loopback knows it from what the user typed."""
-    words = [strip(t.prompt) for t in WORLD.tasks]
-    return next(
-        t
-        for t in WORLD.tasks
-        if words.count(strip(t.prompt)) == 1
-        and 2 <= sum(not WORLD.facts[f].known for f in t.needs) <= 3
-    )
 
 
 def test_rose_learns_inside_real_codex(tmp_path: Path, capsys) -> None:
@@ -104,7 +92,7 @@ def _blocks(post: dict) -> list[str]:
 
 
 def _story(rig: CodexRig) -> tuple[float | None, ...]:
-    task = _task()
+    task = unaided_task(WORLD)
     prompt = strip(task.prompt)
     user_config = provider_config(rig.port) + USER_CONFIG  # top-level keys first
     rig.config.write_text(user_config)
