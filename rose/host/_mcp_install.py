@@ -19,22 +19,13 @@ from typing import Any
 
 from rose.host import mcp_wiring as mw
 from rose.host import settings as sj
-from rose.host.install import FileChange
+from rose.host.install import FileChange, _read
 from rose.host.settings import InstallError, SettingsFileError
 
 _NOT_OURS = (
     "already has an MCP server named rose that is not ROSE's (it does not run `rose mcp`); "
     "nothing was changed: rename it, or run the command again with --no-mcp"
 )
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsFileError(path, f"cannot be read ({exc})") from None
 
 
 def changes(target: str, path: Path, want: dict[str, Any] | None) -> list[FileChange]:
