@@ -19,7 +19,7 @@ from typing import Any
 
 from rose.host import mcp_wiring as mw
 from rose.host import settings as sj
-from rose.host.install import FileChange, _read
+from rose.host.install import FileChange, read_or_none
 from rose.host.settings import InstallError, SettingsFileError
 
 _NOT_OURS = (
@@ -39,7 +39,7 @@ def changes(target: str, path: Path, want: dict[str, Any] | None) -> list[FileCh
 
 
 def _json_changes(path: Path, want: dict[str, Any] | None) -> list[FileChange]:
-    before = _read(path)
+    before = read_or_none(path)
     data = sj.parse(path, before)
     servers = data.get("mcpServers", {})
     if not isinstance(servers, dict):
@@ -121,7 +121,7 @@ def _region(text: str) -> tuple[int, int] | None:
 
 
 def _toml_changes(path: Path, want: dict[str, Any] | None) -> list[FileChange]:
-    before = _read(path)
+    before = read_or_none(path)
     text = before or ""
     data = _parse(path, text)
     servers = data.get("mcp_servers", {})

@@ -346,7 +346,8 @@ def trust_preview(scope: str, project_dir: Path | None = None, rose_cmd: str | N
     )
 
 
-def _read(path: Path) -> str | None:
+def read_or_none(path: Path) -> str | None:
+    """A settings file's text, None when there is none; `SettingsFileError` when unreadable."""
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -356,7 +357,7 @@ def _read(path: Path) -> str | None:
 
 
 def _json_changes(path: Path, wanted: dict[str, dict]) -> list[FileChange]:
-    before = _read(path)
+    before = read_or_none(path)
     data = sj.parse(path, before)
     new = sj.rewire(data, wanted)
     if new == data:
@@ -380,7 +381,7 @@ def _json_changes(path: Path, wanted: dict[str, dict]) -> list[FileChange]:
 
 def _restore_or_dump(new: dict, before: str | None, backup: Path) -> str:
     """The backup's exact bytes when they hold the same JSON as `new`, else `new` dumped."""
-    old = _read(backup) if backup.exists() else None
+    old = read_or_none(backup) if backup.exists() else None
     try:
         if old is not None and sj.parse(backup, old) == new:
             return old
@@ -418,7 +419,7 @@ def _agents_block(cmd: str) -> str:
 
 
 def _agents_changes(path: Path, block: str | None) -> list[FileChange]:
-    text = _read(path)
+    text = read_or_none(path)
     current = text or ""
     if BEGIN in current and not _BLOCK.search(current):
         raise InstallError(f"{path}: has {BEGIN} without a following {END}; fix it by hand")
