@@ -55,7 +55,7 @@ from rose.events import read_events
 from rose.judge.models import Lesson, ReconcileAnswer
 from rose.loop import _land, _related, _relations
 from rose.models import Node, first_sentence
-from rose.store.facade import Store
+from rose.store.facade import Store, redacted
 
 if TYPE_CHECKING:
     from rose.host.jobs import JobContext
@@ -136,7 +136,7 @@ def consolidate(
     """
     if source not in SOURCES:
         raise RoseError(f"source {source!r} is not one of {', '.join(SOURCES)}")
-    lesson = _redacted(lesson)  # before any of it reaches a model
+    lesson = redacted(lesson)  # before any of it reaches a model
     if store is None:
         store = _land.existing(start)
     if not reconcile:
@@ -386,9 +386,3 @@ def _logged(done: Consolidated, source: str) -> None:
 def _why(exc: Exception) -> str:
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return text if len(text) <= 160 else text[:157] + "..."
-
-
-def _redacted(lesson: Node) -> Node:
-    from rose.redact import redact_obj
-
-    return Node.model_validate(redact_obj(lesson.model_dump()))

@@ -330,7 +330,7 @@ class Store:
                     node.scope = scope  # type: ignore[assignment]
                 self._check_links(g, node, batch)
                 node.updated = now()
-                node = _redacted(node)
+                node = redacted(node)
                 target = self.dir_for(node.scope).node_path(node.family, node.id)
                 files.append((str(target), dump_node(node)))
                 if old_path and old_path != target:
@@ -357,7 +357,7 @@ class Store:
         """Write a new, unlinked lesson's file without the graph; the next open reads it in."""
         node.scope = scope  # type: ignore[assignment]
         node.updated = now()
-        node = _redacted(node)
+        node = redacted(node)
         target = self.dir_for(node.scope).node_path(node.family, node.id)
         write_text(target, dump_node(node))
         self.log("write", {"id": node.id, "scope": node.scope, "unindexed": exc.detail})
@@ -520,7 +520,7 @@ class Store:
             "enabled": rc.enabled,
             "fresh_turns": rc.stays_fresh_turns,
         }
-        current = read_view(self.primary.recall_view)
+        current = recall_view.read(self.primary.recall_view)
         if current and all(current.get(k) == v for k, v in want.items()):
             return
         view = recall_view.build(g, self.roots, self.config, self.last_sync.states)
@@ -528,9 +528,11 @@ class Store:
 
     def view(self) -> dict:
         """The current recall view, rebuilt first if the files changed underneath it."""
+        from rose.store import view as recall_view
+
         with self.graph():
             pass
-        return read_view(self.primary.recall_view) or {}
+        return recall_view.read(self.primary.recall_view) or {}
 
     # -- selection rules -------------------------------------------------------------------
 
@@ -588,17 +590,7 @@ class Store:
         append_event(self.primary.events, kind, data)
 
 
-#: What marks a markdown line's opening: heading, quote, list item (`-`, `*`, `+`, `1.`).
-def read_view(path: Path) -> dict | None:
-    import json
-
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def _redacted(node: Node) -> Node:
+def redacted(node: Node) -> Node:
     """The node as it will be on disk: every text field passed through redaction."""
     from rose.redact import redact_obj
 

@@ -10,6 +10,7 @@ from, so a hand edit or a `git pull` makes it stale and the hook takes the slow 
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from rose import tokens
@@ -193,3 +194,13 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
 def write(path, view: dict) -> None:
     """Compact JSON: the prompt hook parses this file on every prompt."""
     write_json(path, view, compact=True)
+
+
+def read(path: Path) -> dict | None:
+    """The recall view at `path`, or None when it is missing or unreadable."""
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
