@@ -22,12 +22,22 @@ def write_text(path: Path, text: str, *, redacted: bool = True, durable: bool = 
     """
     if redacted:
         text = redact_file(path.name, text)
+    _write(path, text.encode("utf-8"), durable)
+
+
+def write_bytes(path: Path, data: bytes, *, durable: bool = False) -> None:
+    """Write `data` atomically, unredacted: only for machine-local caches of what ROSE itself
+    computed from file names and stats (no text a person or a model wrote passes here)."""
+    _write(path, data, durable)
+
+
+def _write(path: Path, data: bytes, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())

@@ -2,7 +2,8 @@
 
 Locks in: a changed lesson is updated in place and only its own lists are re-linked, and
 whatever names something not yet in the graph is linked when it arrives, so no write scans
-the store. Files here arrive in any order, as a `git pull` or a hand edit brings them: a
+the store; what changed is found from the file states kept beside the database, or from every
+file's row when they are gone. Files here arrive in any order, as a `git pull` or a hand edit brings them: a
 lesson before its parent, an episode before its lessons, a claim folded back into a body,
 files deleted and restored. After every batch the graph is compared with a full reindex.
 """
@@ -143,12 +144,18 @@ class _World:
         op()
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_incremental_sync_matches_a_rebuild(store: Store, seed: int):
+@pytest.mark.parametrize(("seed", "kept"), [(1, True), (2, True), (3, True), (4, False)])
+def test_incremental_sync_matches_a_rebuild(store: Store, seed: int, kept: bool):
+    """`kept`: the sync finds what changed from the file states kept beside the database;
+    without them (deleted before every batch), from every file's row."""
+    from rose.graph import synced
+
     world = _World(store, seed)
     for _batch in range(8):
         for _ in range(world.rng.randint(1, 4)):
             world.step()
+        if not kept:
+            synced.forget(store.graph_path)
         incremental = _snapshot(store)
         store.reindex()
         assert _snapshot(store) == incremental

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from rose.errors import LessonFileError, QueryError
+from rose.graph import synced
 from rose.graph._apply import apply
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
@@ -52,6 +55,10 @@ class SyncReport:
     errors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     states: dict[str, FileState] = field(default_factory=dict, repr=False)
+    #: `fingerprint(states, broken files)`: what the graph's meta record holds after the sync.
+    fingerprint: str = ""
+    #: The database's identity when `states` was scanned (see `Store._unchanged`), or None.
+    held_by: list | None = field(default=None, repr=False)
 
     @property
     def changed(self) -> bool:
@@ -84,38 +91,51 @@ def fingerprint(states: dict[str, FileState], broken: list[str]) -> str:
     """Every file the graph was built from, with its stat, as one short string.
 
     Episodes are listed without a stat, except the `broken` ones (files that failed to
-    parse): those are stat'ed, so repairing one changes the fingerprint.
+    parse): those are stat'ed, so repairing one changes the fingerprint. The rows are hashed
+    in one piece (marshal's version 2 has no back-references, so equal rows give equal bytes).
     """
-    h = hashlib.blake2b(digest_size=16)
-    for st in sorted(states.values()):
+    rows = []
+    bad = set(broken)
+    for path in sorted(states):
+        st = states[path]
         mtime, size = st.mtime_ns, st.size
-        if st.kind == "episode" and st.path in broken:
+        if bad and st.kind == "episode" and path in bad:
             try:
-                s = os.stat(st.path)
+                s = os.stat(path)
                 mtime, size = s.st_mtime_ns, s.st_size
             except OSError:
                 pass
-        h.update(f"{st.path}\0{mtime}\0{size}\n".encode())
-    return h.hexdigest()
+        rows.append((path, mtime, size))
+    return hashlib.blake2b(marshal.dumps(rows, 2), digest_size=16).hexdigest()
 
 
-def _parse(changed: list[FileState], claimed: dict[str, str]):
-    """Parse changed files; an id already held by another file is an error for the newcomer."""
-    nodes: list[tuple[Node, FileState]] = []
-    episodes: list[tuple[Episode, FileState]] = []
-    results: dict[str, tuple[str, str]] = {}  # path -> (item id, error)
+def _parse(changed: list[FileState], claimed_by: Callable[[list[str]], dict[str, str]]):
+    """Parse changed files; an id already held by another file is an error for the newcomer.
+
+    `claimed_by(ids)` says which unchanged file holds each of `ids` (by id), if any.
+    """
+    parsed: list[tuple[FileState, Node | Episode | None, str]] = []
     for st in changed:
         try:
-            item: Node | Episode = (
+            item: Node | Episode | None = (
                 read_node(Path(st.path), st.scope)
                 if st.kind == "node"
                 else read_episode(Path(st.path))
             )
-            other = claimed.get(item.id)
-            if other and other != st.path:
-                raise LessonFileError(st.path, f"duplicate id {item.id}: also in {other}")
         except LessonFileError as exc:
-            results[st.path] = ("", exc.reason)
+            parsed.append((st, None, exc.reason))
+            continue
+        parsed.append((st, item, ""))
+    claimed = claimed_by(sorted({item.id for _, item, _ in parsed if item is not None}))
+    nodes: list[tuple[Node, FileState]] = []
+    episodes: list[tuple[Episode, FileState]] = []
+    results: dict[str, tuple[str, str]] = {}  # path -> (item id, error)
+    for st, item, error in parsed:
+        other = claimed.get(item.id) if item is not None else None
+        if item is not None and other and other != st.path:
+            error = f"duplicate id {item.id}: also in {other}"
+        if item is None or error:
+            results[st.path] = ("", error)
             continue
         claimed[item.id] = st.path
         results[st.path] = (item.id, "")
@@ -143,40 +163,48 @@ def _fold(g: Graph, full: bool, named: set[str], claims: set[str]) -> None:
         g.q("lessons_set_spans", rows=rows)
 
 
-def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
-    """Make the graph match the files; a no-op (no writes) when nothing changed."""
+def sync(
+    g: Graph, dirs: list[StoreDir], *, full: bool = False, known: SyncReport | None = None
+) -> SyncReport:
+    """Make the graph match the files; a no-op (no writes) when nothing changed.
+
+    `known` is a report of a scan made just before (`Store.graph` checks the files before it
+    opens the database): when the graph holds exactly that fingerprint, it is the answer, and
+    the files are not scanned again.
+    """
     t0 = time.monotonic()
     meta = ensure_schema(g)
     if meta is None:
         raise SchemaOutdated(str(g.path))
     if meta.get("derive"):  # a sync that crashed between its two transactions
         _derive(g, json.loads(meta["derive"]))
-    current = scan(dirs)
-    errors = json.loads(meta.get("file_errors") or "[]")
-    if not full and meta.get("files") == fingerprint(current, [p for p, _ in errors]):
+    if known is not None and not full and meta.get("files") == known.fingerprint:
+        return known
+    errors = [tuple(e) for e in json.loads(meta.get("file_errors") or "[]")]
+    if _reusable(g, known, errors):  # the scan made just before the open still stands
+        current, print_ = known.states, known.fingerprint  # type: ignore[union-attr]
+    else:
+        current = scan(dirs)
+        print_ = fingerprint(current, [p for p, _ in errors])
+    if not full and meta.get("files") == print_:
         # Nothing changed: no rows read, no writes.
         return SyncReport(
-            errors=[tuple(e) for e in errors], seconds=time.monotonic() - t0, states=current
+            errors=errors, seconds=time.monotonic() - t0, states=current, fingerprint=print_
         )
-    known = {} if full else {r["path"]: r for r in g.q("files_all")}
-    changed = [
-        st
-        for p, st in current.items()
-        if p not in known or (known[p]["mtime_ns"], known[p]["size"]) != (st.mtime_ns, st.size)
-    ]
-    changed += _fixed_episodes(current, known, changed)
-    removed = [p for p in known if p not in current]
-    report = SyncReport(full=full, read=len(changed), removed=len(removed), states=current)
+    changed, removed, known_rows, old_errors, claimed_by = _diff(g, meta, current, errors, full)
+    stale = set(removed) | {st.path for st in changed}
+    report = SyncReport(
+        full=full, read=len(changed), removed=len(removed), states=current, fingerprint=print_
+    )
     if not (full or changed or removed):
-        report.errors = [(p, r["error"]) for p, r in known.items() if r["error"]]
-        _record(g, current, report.errors)
+        report.errors = sorted(old_errors)
+        _record(g, print_, report.errors)
+        synced.write_states(g.path, print_, current)
         report.seconds = time.monotonic() - t0
         return report
 
-    stale = {p for p in removed} | {st.path for st in changed}
-    claimed = {r["item"]: p for p, r in known.items() if r["item"] and p not in stale}
-    nodes, episodes, results = _parse(changed, claimed)
-    old = [known[p] for p in stale if p in known and known[p]["item"]]
+    nodes, episodes, results = _parse(changed, claimed_by)
+    old = [known_rows[p] for p in stale if p in known_rows and known_rows[p]["item"]]
     lesson_ids = {r["item"] for r in old if r["kind"] == "node"} | {n.id for n, _ in nodes}
     episode_ids = {r["item"] for r in old if r["kind"] == "episode"} | {e.id for e, _ in episodes}
     # Lessons whose record the changed episodes touch, before and after the change.
@@ -187,7 +215,7 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
         named |= more
         claim_refs |= cl
 
-    errs = {p: r["error"] for p, r in known.items() if r["error"] and p not in stale}
+    errs = dict(old_errors)
     errs.update({p: e for p, (_, e) in results.items() if e})
     report.errors = sorted(errs.items())
 
@@ -209,7 +237,7 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
         derive = {"full": full, "episodes": sources, "lessons": sorted(named)}
         derive["claims"] = sorted(claim_refs)
         g.q("meta_set", key="derive", value=json.dumps(derive))
-        if not full:
+        if not full and stale:
             g.q("files_delete", paths=sorted(stale))
         file_rows = [
             {
@@ -225,8 +253,9 @@ def sync(g: Graph, dirs: list[StoreDir], *, full: bool = False) -> SyncReport:
         ]
         if file_rows:
             g.q("files_put", rows=file_rows)
-        _record(g, current, report.errors)
+        _record(g, print_, report.errors)
     _derive(g, derive)
+    synced.write_states(g.path, print_, current)
     report.seconds = time.monotonic() - t0
     return report
 
@@ -242,10 +271,59 @@ def _derive(g: Graph, todo: dict) -> None:
         g.q("meta_set", key="derive", value="")
 
 
-def _record(g: Graph, current: dict, errors: list) -> None:
+def _diff(g: Graph, meta: dict, current: dict[str, FileState], errors: list, full: bool):
+    """What changed against what the graph holds: (changed files, removed paths, the rows of
+    both by path, the other files' errors, and `claimed_by` for `_parse`).
+
+    What the graph holds comes from the states kept for its fingerprint (`rose.graph.synced`),
+    and from every file's row only when those are missing or of another state.
+    """
+    cached = None if full else synced.read_states(g.path, meta.get("files") or "")
+    if cached is None:
+        every = {} if full else {r["path"]: r for r in g.q("files_all")}
+        changed = [
+            st
+            for p, st in current.items()
+            if p not in every or (every[p]["mtime_ns"], every[p]["size"]) != (st.mtime_ns, st.size)
+        ]
+        changed += _fixed_episodes(current, every, changed)
+        removed = [p for p in every if p not in current]
+        stale = set(removed) | {st.path for st in changed}
+        rows = {p: every[p] for p in stale if p in every}
+        others = [(p, r["error"]) for p, r in every.items() if r["error"] and p not in stale]
+        held = {r["item"]: p for p, r in every.items() if r["item"] and p not in stale}
+        return changed, removed, rows, others, lambda ids: {i: held[i] for i in ids if i in held}
+    # marshal gives the kept (mtime, size) back as tuples
+    changed = [st for p, st in current.items() if cached.get(p) != (st.mtime_ns, st.size)]
+    removed = [p for p in cached if p not in current]
+    seen = {st.path for st in changed}
+    changed += [  # broken episodes are read again: see `_fixed_episodes`
+        current[p]
+        for p, _ in errors
+        if p in current and current[p].kind == "episode" and p not in seen
+    ]
+    stale = set(removed) | {st.path for st in changed}
+    rows = {r["path"]: r for r in g.q("files_get", paths=sorted(stale))} if stale else {}
+
+    def claimed_by(ids: list[str]) -> dict[str, str]:
+        found = g.q("files_holding", ids=ids) if ids else []
+        return {r["item"]: r["path"] for r in found if r["path"] not in stale}
+
+    return changed, removed, rows, [(p, e) for p, e in errors if p not in stale], claimed_by
+
+
+def _reusable(g: Graph, known: SyncReport | None, errors: list) -> bool:
+    """Whether `known`'s scan can stand for a scan now: nobody wrote the database since it
+    was made (so nobody synced newer files in), and the broken files are the ones it used."""
+    if known is None or not known.held_by or known.errors != errors:
+        return False
+    return synced.identity(g.path) == known.held_by
+
+
+def _record(g: Graph, print_: str, errors: list) -> None:
     """What the next open compares against, written with the rows it describes."""
     g.q("meta_set", key="file_errors", value=json.dumps(errors))
-    g.q("meta_set", key="files", value=fingerprint(current, [p for p, _ in errors]))
+    g.q("meta_set", key="files", value=print_)
 
 
 def _fixed_episodes(current: dict, known: dict, changed: list) -> list[FileState]:

@@ -21,7 +21,14 @@ from rose.errors import (
     StoreNotFound,
 )
 from rose.events import append_event
-from rose.graph.engine import Graph, open_graph, query_damage, remove_database, set_aside
+from rose.graph.engine import (
+    Graph,
+    LazyGraph,
+    open_graph,
+    query_damage,
+    remove_database,
+    set_aside,
+)
 from rose.graph.rows import episode_from_row, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Episode, Node, RoutingRule, derived_id, now
@@ -77,6 +84,9 @@ class Store:
         self.engine = os.environ.get("ROSE_GRAPH_ENGINE") or self.config.graph.engine
         #: How long an open waits for another process's lock; hooks lower it.
         self.lock_timeout_s = self.config.graph.lock_timeout_s
+        #: (view key, fingerprint) the recall view was last found or made current for.
+        self._view_checked: tuple[list, str] | None = None
+        self.last_sync = SyncReport()
 
     # -- finding and creating ------------------------------------------------------------
 
@@ -122,23 +132,115 @@ class Store:
         Hold it only for quick work: under kuzu every other process waits meanwhile. A
         damaged database is moved aside and rebuilt from the files, and the user told; one
         found damaged only by the work inside is moved aside for the next command.
+
+        When the files, the database and the recall view are as the last holder left them
+        (`rose.graph.synced`), the database is opened only by the first statement run on it:
+        an open with nothing changed and nothing asked costs the file scan alone.
         """
         deadline = deadline_s if deadline_s is not None else self.lock_timeout_s
-        stack, g, healed = self._synced(deadline, full)
+        known, view_ok = (None, False) if full else self._unchanged()
+        if known is not None and view_ok and not known.held_by:
+            self.last_sync = known
+            with ExitStack() as outer:
+                lazy = LazyGraph(self.graph_path, lambda: self._open_late(outer, deadline, known))
+                try:
+                    yield lazy
+                    if lazy.opened:
+                        self._remember()
+                except QueryError as exc:
+                    if not exc.damaged:
+                        raise
+                    outer.close()
+                    raise self._damaged_in_use(exc) from None
+            return
+        stack, g, healed = self._synced(deadline, full, known)
         with stack:
             try:
                 if healed:
                     self._rebuilt(*healed)
                 self._refresh_view(g)
                 yield g
+                self._remember()
             except QueryError as exc:
                 if not exc.damaged:
                     raise
                 stack.close()  # closed before it is moved
                 raise self._damaged_in_use(exc) from None
 
+    def _open_late(self, outer: ExitStack, deadline: float, known: SyncReport) -> Graph:
+        """The database behind a lazy graph, opened at its first statement and synced (a
+        no-op when it still holds what `known` found), closed with the `with` around it."""
+        stack, g, healed = self._synced(deadline, False, known)
+        outer.enter_context(stack)
+        if healed:
+            self._rebuilt(*healed)
+        if self.last_sync is not known:  # another process synced newer files meanwhile
+            self._refresh_view(g)
+        return g
+
+    def _unchanged(self) -> tuple[SyncReport | None, bool]:
+        """(the sync report, whether the recall view is current) when the files match what
+        the database was last synced to and the database is as its last holder left it;
+        (None, False) when the database must be opened to tell. When the database is as
+        left but the files moved on, the report holds the scan (and `held_by` the database's
+        identity), for the sync to start from."""
+        from rose.graph import synced
+        from rose.graph.sync import fingerprint, scan, schema_version
+
+        path = self.graph_path
+        rec = synced.read(path)
+        if rec is None or rec.get("schema") != schema_version():
+            return None, False
+        if synced.identity(path) != rec.get("db") or (self.primary.root / journal.NAME).exists():
+            return None, False
+        errors = [tuple(e) for e in rec.get("errors", [])]
+        states = scan(self.dirs)
+        print_ = fingerprint(states, [p for p, _ in errors])
+        report = SyncReport(errors=errors, states=states, fingerprint=print_)
+        if print_ != rec.get("files"):  # something changed: the sync need not scan again
+            report.held_by = rec.get("db")
+            return report, False
+        view = rec.get("view") or {}
+        view_ok = view.get("key") == self._view_key(print_) and view.get(
+            "file"
+        ) == synced.file_identity(self.primary.recall_view)
+        return report, view_ok
+
+    def _view_key(self, print_: str) -> list:
+        """What the recall view is a function of: the files (by their fingerprint), the config
+        files' mtimes (the view's stamp has them) and the recall settings."""
+        from rose.graph import synced
+        from rose.store import view as recall_view
+
+        rc = self.config.recall
+        configs = [synced.file_identity(os.path.join(r, "config.yaml")) for r, _ in self.roots]
+        return [recall_view.FORMAT, print_, configs, rc.max_pack_tokens, rc.enabled,
+                rc.stays_fresh_turns]  # fmt: skip
+
+    def _remember(self) -> None:
+        """Record what the graph now holds, for the next open (`rose.graph.synced`). Called
+        while the database is still held, after the last write to it."""
+        from rose.graph import synced
+        from rose.graph.sync import schema_version
+
+        report = self.last_sync
+        if not report.fingerprint:
+            return
+        rec: dict[str, Any] = {
+            "schema": schema_version(),
+            "files": report.fingerprint,
+            "errors": [list(e) for e in report.errors],
+            "db": synced.identity(self.graph_path),
+        }
+        if self._view_checked and self._view_checked[1] == report.fingerprint:
+            rec["view"] = {
+                "key": self._view_checked[0],
+                "file": synced.file_identity(self.primary.recall_view),
+            }
+        synced.write(self.graph_path, rec)
+
     def _synced(
-        self, deadline: float, full: bool
+        self, deadline: float, full: bool, known: SyncReport | None = None
     ) -> tuple[ExitStack, Graph, tuple[GraphDamaged, Path] | None]:
         """The graph, open and up to date, and (the damage, where it went) if it was healed.
 
@@ -152,7 +254,7 @@ class Store:
             try:
                 g = stack.enter_context(open_graph(path, self.engine, deadline_s=deadline))
                 journal.replay(self.primary.root)  # a write that died half way: finish it
-                self.last_sync = sync(g, self.dirs, full=full)
+                self.last_sync = sync(g, self.dirs, full=full, known=known)
                 return stack, g, healed
             except SchemaOutdated:
                 stack.close()
@@ -511,6 +613,9 @@ class Store:
         from rose.store import scan
         from rose.store import view as recall_view
 
+        # The key first: a config edit landing between it and the stamp below can only make
+        # the next open think the view stale, never current.
+        key = self._view_key(self.last_sync.fingerprint)
         rc = self.config.recall
         want = {
             "format": recall_view.FORMAT,
@@ -521,10 +626,10 @@ class Store:
             "fresh_turns": rc.stays_fresh_turns,
         }
         current = recall_view.read(self.primary.recall_view)
-        if current and all(current.get(k) == v for k, v in want.items()):
-            return
-        view = recall_view.build(g, self.roots, self.config, self.last_sync.states)
-        recall_view.write(self.primary.recall_view, view)
+        if not (current and all(current.get(k) == v for k, v in want.items())):
+            view = recall_view.build(g, self.roots, self.config, self.last_sync.states)
+            recall_view.write(self.primary.recall_view, view)
+        self._view_checked = (key, self.last_sync.fingerprint)
 
     def view(self) -> dict:
         """The current recall view, rebuilt first if the files changed underneath it."""

@@ -1,0 +1,90 @@
+"""What the graph was last synced to, kept beside the database, so that an open with nothing
+changed needs no database and a sync after an edit need not read every file's row back.
+
+`<db>.synced` (small JSON) holds the fingerprint of the files the graph was built from, the
+files that failed to parse, the recall view's key and file identity, and the identity
+(inode, size, mtime, ctime) of the database and its log when it was written. The process
+holding the database writes it just before closing; any later write to the database, by
+any process, changes that identity (the engine writes the log at every commit), so a record
+whose identity matches the files on disk describes the database as it is. A record that does
+not match is ignored, and the store opens the database as before.
+
+`<db>.files` (marshal) holds the file states behind one fingerprint. A sync uses it only when
+that fingerprint is the one the database itself holds (its meta record), so it can never
+stand for another database state. Both are machine-local caches: deleting them costs one
+ordinary open.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+from pathlib import Path
+from typing import Any
+
+from rose.atomic import write_bytes, write_json
+
+FORMAT = 1
+_SIDES = ("", ".wal", ".shadow")
+
+
+def _record_path(db: Path) -> Path:
+    return db.with_name(db.name + ".synced")
+
+
+def _states_path(db: Path) -> Path:
+    return db.with_name(db.name + ".files")
+
+
+def file_identity(path: Path | str) -> list[int] | None:
+    """(inode, size, mtime, ctime) of a file, or None when it is missing: a write changes it."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def identity(db: Path) -> list[list[int] | None]:
+    """The database file's identity with its log's and shadow file's."""
+    return [file_identity(str(db) + side) for side in _SIDES]
+
+
+def read(db: Path) -> dict[str, Any] | None:
+    """The record, or None when it is missing, unreadable or of another format."""
+    try:
+        rec = json.loads(_record_path(db).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return rec if isinstance(rec, dict) and rec.get("format") == FORMAT else None
+
+
+def write(db: Path, rec: dict[str, Any]) -> None:
+    """Write the record (call it while holding the database, after its last write)."""
+    # Redacted like every record: a parse error's reason may quote the file.
+    write_json(_record_path(db), {"format": FORMAT, **rec}, compact=True, durable=False)
+
+
+def forget(db: Path) -> None:
+    for p in (_record_path(db), _states_path(db)):
+        p.unlink(missing_ok=True)
+
+
+def read_states(db: Path, fingerprint: str) -> dict[str, tuple[int, int]] | None:
+    """path -> (mtime_ns, size) of the files behind `fingerprint`, or None."""
+    try:
+        data = marshal.loads(_states_path(db).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(data, dict) and data.get("fingerprint") == fingerprint):
+        return None
+    files = data.get("files")
+    return files if isinstance(files, dict) else None
+
+
+def write_states(db: Path, fingerprint: str, states: dict[str, Any]) -> None:
+    """Keep the file states (`FileState`s by path) that `fingerprint` was computed from."""
+    files = {p: (st.mtime_ns, st.size) for p, st in states.items()}
+    data = marshal.dumps({"fingerprint": fingerprint, "files": files}, 2)
+    write_bytes(_states_path(db), data)
