@@ -3,9 +3,10 @@
 Locks in: a changed lesson is updated in place and only its own lists are re-linked, and
 whatever names something not yet in the graph is linked when it arrives, so no write scans
 the store; what changed is found from the file states kept beside the database, or from every
-file's row when they are gone. Files here arrive in any order, as a `git pull` or a hand edit brings them: a
-lesson before its parent, an episode before its lessons, a claim folded back into a body,
-files deleted and restored. After every batch the graph is compared with a full reindex.
+file's row when they are gone. Files here arrive in any order, as a `git pull` or a hand edit
+brings them: a lesson before its parent, an episode before its lessons, a claim folded back
+into a body, files deleted and restored. After every batch the graph is compared with a full
+reindex.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import zlib
 from collections import namedtuple
+from operator import attrgetter
 
 # A file as last seen: path, kind ("node" | "episode"), scope, mtime_ns, size.
 # (A namedtuple, not a dataclass: importing dataclasses costs the hook ~9 ms.)
@@ -20,7 +21,7 @@ def _scan_nodes(folder: str, scope: str, out: dict) -> None:
     """Lesson files, each with its stat: a lesson may be edited in place.
 
     The folder is listed through a descriptor, so each stat resolves one name rather than the
-    whole path again; with the tuples built directly, about 40 % cheaper at 10,000 files.
+    whole path again; with the tuples built directly, about a third cheaper at 10,000 files.
     """
     try:
         fd = os.open(folder, _DIR_FLAGS)
@@ -28,24 +29,24 @@ def _scan_nodes(folder: str, scope: str, out: dict) -> None:
         return
     base = folder + os.sep
     try:
-        for e in os.scandir(fd):
+        # In name order, so the sorts downstream (fingerprint, stamps) find it nearly sorted.
+        for e in sorted(os.scandir(fd), key=_name):
             name = e.name
-            if name[0] in "._" or name.lower() == "readme.md":
-                continue  # hidden, set aside, or a folder's README: not lessons
-            if e.is_dir():
+            if name[0] in "._":
+                continue  # hidden or set aside
+            if name.endswith(".md") and e.is_file():
+                if name.lower() != "readme.md":  # a folder's README is not a lesson
+                    st = e.stat()
+                    path = base + name
+                    out[path] = _new(FileState, (path, "node", scope, st.st_mtime_ns, st.st_size))
+            elif e.is_dir() and name.lower() != "readme.md":
                 _scan_nodes(base + name, scope, out)
-            elif name.endswith(".md") and e.is_file():
-                st = e.stat()
-                path = base + name
-                out[path] = _state((path, "node", scope, st.st_mtime_ns, st.st_size))
     finally:
         os.close(fd)
 
 
-def _state(fields: tuple) -> FileState:
-    return tuple.__new__(FileState, fields)
-
-
+_name = attrgetter("name")
+_new = tuple.__new__  # FileState's own __new__ is Python: this builds the same tuple directly
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 
 
@@ -57,10 +58,11 @@ def _list_episodes(folder: str, scope: str, out: dict) -> None:
     except (FileNotFoundError, NotADirectoryError):
         return
     base = folder + os.sep
+    names.sort()
     for name in names:
         if name.endswith(".json") and name[0] != ".":
             path = base + name
-            out[path] = _state((path, "episode", scope, 0, 0))
+            out[path] = _new(FileState, (path, "episode", scope, 0, 0))
 
 
 def scan(roots: list[tuple[str, str]], *, episodes: bool = True) -> dict[str, FileState]:
@@ -80,7 +82,7 @@ def stamp(states: dict[str, FileState], roots: list[tuple[str, str]]) -> str:
     """A fingerprint of the lesson files and config files: it changes when any of them does."""
     lines = [
         f"{st.path}\0{st.mtime_ns}\0{st.size}"
-        for st in sorted(states.values(), key=lambda s: s.path)
+        for st in map(states.__getitem__, sorted(states))
         if st.kind == "node"
     ]
     for root, _ in roots:
@@ -98,7 +100,7 @@ def evidence_stamp(states: dict[str, FileState]) -> str:
     """A fingerprint of the episode files: the lessons' observed record changes with them."""
     lines = [
         f"{st.path}\0{st.mtime_ns}\0{st.size}"
-        for st in sorted(states.values(), key=lambda s: s.path)
+        for st in map(states.__getitem__, sorted(states))
         if st.kind == "episode"
     ]
     data = "\n".join(lines).encode()
