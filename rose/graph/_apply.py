@@ -19,19 +19,16 @@ from rose.graph.engine import Graph
 from rose.graph.rows import claim_rows, episode_row, lesson_row
 from rose.models import Episode, Node
 
-# Each link query joins its sources (lessons or episodes in `ids`) to what their lists name.
-LINKS = (
-    "link_derived",
-    "link_parents",
-    "link_disputes",
+# Each link query joins its sources (lessons, or episodes, in `ids`) to what their lists name.
+LESSON_LINKS = ("link_derived", "link_parents", "link_disputes", "link_dropped", "link_held_by")
+EPISODE_LINKS = (
     "link_served",
     "link_used",
-    "link_dropped",
-    "link_held_by",
     "link_expanded",
     "link_patch_rescued",
     "link_rescued",  # to claims: after they exist
 )
+LINKS = LESSON_LINKS + EPISODE_LINKS
 
 
 def apply(
@@ -70,10 +67,13 @@ def apply(
 
     appeared = set(created) | new_claims
     waiting = {r["src"] for r in g.q("pending_for", ids=sorted(appeared))} if appeared else set()
-    sources = sorted(set(new_lessons) | {e.id for e, _, _ in episodes} | waiting)
-    if sources:
-        for link in LINKS:
-            g.q(link, everything=False, ids=sources)
+    # What waits may be either kind; each query matches only its own table's ids.
+    lesson_sources = sorted(set(new_lessons) | waiting)
+    episode_sources = sorted({e.id for e, _, _ in episodes} | waiting)
+    for links, ids in ((LESSON_LINKS, lesson_sources), (EPISODE_LINKS, episode_sources)):
+        for link in links if ids else ():
+            g.q(link, everything=False, ids=ids)
+    sources = sorted(set(lesson_sources) | set(episode_sources))
     if remember:
         g.q("pending_put", rows=[{"src": r["src"], "dst": r["dst"]} for r in remember])
     written = [new_lessons[i] for i in sorted(new_lessons)]
