@@ -104,7 +104,10 @@ class Graph:
         try:
             yield self
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            # The engine may have rolled back itself (a full buffer pool does): then this
+            # raises, and must not hide the error that caused it.
+            with suppress(RuntimeError):
+                self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
 
@@ -140,7 +143,13 @@ _POOL_FLOOR = 512 * 1024 * 1024
 
 
 def buffer_pool_bytes(path: Path) -> int:
-    """The buffer pool for the database at `path` (0: the engine's own default)."""
+    """The buffer pool for the database at `path` (0: the engine's own default).
+
+    A database not built yet gets the engine's default: its first sync loads every file in
+    one transaction, which at 100,000 lessons overflows the floor (measured: "Unable to
+    allocate memory! The buffer pool is full")."""
+    if not os.path.lexists(path):
+        return 0
     size = 0
     for p in (path, path.with_name(path.name + ".wal")):
         with suppress(OSError):
