@@ -70,9 +70,12 @@ def apply(
     # What waits may be either kind; each query matches only its own table's ids.
     lesson_sources = sorted(set(new_lessons) | waiting)
     episode_sources = sorted({e.id for e, _, _ in episodes} | waiting)
-    for links, ids in ((LESSON_LINKS, lesson_sources), (EPISODE_LINKS, episode_sources)):
-        for link in links if ids else ():
-            g.q(link, everything=False, ids=ids)
+    if lesson_sources:
+        for link in LESSON_LINKS:
+            g.q(link, everything=False, ids=lesson_sources)
+    if episode_sources:
+        for link in EPISODE_LINKS:
+            g.q(link, everything=False, ids=episode_sources)
     sources = sorted(set(lesson_sources) | set(episode_sources))
     if remember:
         g.q("pending_put", rows=[{"src": r["src"], "dst": r["dst"]} for r in remember])
