@@ -44,7 +44,24 @@ class Recall(_Section):
     max_pack_tokens: int = Field(
         2000, ge=0, description="A store that fits this many tokens is served whole, unfiltered."
     )
-    judge_calls: int = Field(3, ge=0, description="Most relevance calls one prompt may make.")
+    judge_calls: int = Field(
+        8,
+        ge=0,
+        description="Most relevance calls one prompt's first pass may make (chunks of one "
+        "level are asked in parallel).",
+    )
+    max_candidates: int = Field(
+        60,
+        ge=1,
+        description="Most one-line candidates in one relevance question, about 2,000 "
+        "tokens; past that many apexes, recall offers their families first.",
+    )
+    second_pass_calls: int = Field(
+        1,
+        ge=0,
+        description="Relevance calls of the second pass, which shows the first pass's lessons "
+        "and asks again about what it judged unrelated (0: one pass).",
+    )
     max_depth: int = Field(3, ge=0, description="Most levels recall descends below the apexes.")
     stays_fresh_turns: int = Field(
         8, ge=1, description="Turns a served lesson counts as still in context."
