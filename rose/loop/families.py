@@ -56,7 +56,8 @@ def groups(apexes: list[dict], first: dict[str, str]) -> list[tuple[str, list[di
 
 
 def gist_context(family: str, members: list[dict], limit: int) -> dict[str, Any]:
-    """The `family_gist` question about one family: its first `limit` apexes' lines."""
+    """The `family_gist` question about one family: its first `limit` apexes' lines (a
+    larger family is summed up from its oldest apexes, so one call stays bounded too)."""
     return {"family": family, "lessons": [line(m) for m in members[:limit]]}
 
 
