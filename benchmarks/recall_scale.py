@@ -120,9 +120,10 @@ def run_prompts(folder: Path, world: World, n: int, second: int) -> list[dict[st
     _, offset = _events(events, 0)
     cmd = [sys.executable, "-m", "rose", "hook", "user-prompt-submit"]
     out = []
+    run = time.time_ns()  # a new session each prompt, never one a kept store saw before
     for i, task in enumerate(world.tasks[:n]):
         payload = {
-            "session_id": f"scale-{second}-{i}",
+            "session_id": f"scale-{run}-{second}-{i}",
             "transcript_path": "",
             "cwd": str(folder),
             "hook_event_name": "UserPromptSubmit",
@@ -153,6 +154,7 @@ def run_prompts(folder: Path, world: World, n: int, second: int) -> list[dict[st
                 "recall": sum(f in held for f in needed) / len(needed) if needed else None,
                 "hidden_recall": sum(f in held for f in hidden) / len(hidden) if hidden else None,
                 "errors": [r.get("detail", "") for r in rows if r.get("kind") == "error"],
+                "note": note,
             }
         )
     return out
@@ -188,6 +190,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "recall": share("recall"),
         "hidden_recall": share("hidden_recall"),
         "errors": sum(len(r["errors"]) for r in rows),
+        "rows": rows,
     }
 
 

@@ -258,7 +258,8 @@ def _found(store: Store, ids: list[str], budget: int) -> list[dict]:
     from rose import tokens
 
     rows = {r["lesson"]["id"]: r["lesson"] for r in store.read("lesson_get", ids=ids)}
-    out, used = [], 0
+    out: list[dict] = []
+    used = 0
     for i in ids:
         row = rows.get(i)
         if row is None:
