@@ -5,7 +5,8 @@ another, named only in the wording of the first topic's lesson. One pass chooses
 topic's lesson and judges the other unrelated (its line names a topic the prompt never
 does). The second pass shows the model the lessons the first chose and asks again about
 what it judged unrelated: the hidden topic's lesson is now a `maybe` and is served, and the
-pass is reported apart (its own call count, its verdicts marked, the hook's note, the trace).
+pass is reported apart (its own call count, its verdicts marked, the trace, and the note
+on the status line the real prompt hook prints).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from __future__ import annotations
 import pytest
 
 from rose import config
+from rose.host.drive import HookHost
 from rose.inspect.trace import inspect, render
 from rose.judge.calls import Judge
 from rose.loop.recall import recall
+from rose.model.registry import simulated_model
 from rose.models import Node
 from rose.sim import SimulatedBackend, World, scoreboard
 from rose.store.facade import Store
@@ -80,3 +83,22 @@ def test_the_trace_shows_the_second_pass(world_store):
     text = render(res, packed)
     assert "relevance call 2 (second pass" in text
     assert "2nd maybe" in text and hidden in text
+
+
+def test_the_hooks_note_reports_the_second_pass(tmp_path):
+    world = World.generate(0)
+    task = next(t for t in world.tasks if t.hidden)
+    model = simulated_model(seed=0, size="default", noise=0.0)
+    with HookHost(tmp_path, model=model, lessons=scoreboard.seed_lessons(world)) as host:
+        payload = {
+            "session_id": "s1",
+            "transcript_path": "",
+            "cwd": str(tmp_path),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": scoreboard.plain_prompt(task),
+        }
+        answer = host.hook("user-prompt-submit", payload) or {}
+    assert "2nd pass: +1 (1 call)" in answer.get("systemMessage", "")
+    block = answer["hookSpecificOutput"]["additionalContext"]
+    hidden = {f for f in task.needs if world.facts[f].topic == task.hidden[0]}
+    assert hidden <= set(world.facts_in(block))
