@@ -1,7 +1,8 @@
 """What a prompt costs recall as the store grows: calls, judge tokens, injected tokens, wall.
 
     python benchmarks/recall_scale.py [--json] [--sizes 1000,10000] [--prompts N]
-                                      [--passes 1,2] [--world-seed S] [--keep DIR]
+                                      [--passes 1,2] [--second-calls K]
+                                      [--world-seed S] [--keep DIR]
 
 For each size a store over the simulated world is written straight to disk
 (`_synth_world.py`: the world's own lessons among synthetic families about subjects outside
@@ -10,12 +11,13 @@ a session's end does; its calls are reported apart, as setup). Then the first --
 of the world's tasks are sent, each as a new session, through the real prompt hook
 (`python -m rose hook user-prompt-submit`, a process per prompt, with the simulated
 backend), once with one pass (`recall.second_pass_calls: 0`) and once with the second
-pass (the default, 1). Per prompt, medians and maxima of: relevance calls (first pass,
-second pass), tokens offered to the judge (the rendered prompts, as the simulated backend
-counts them), tokens injected, and the hook's wall time, process start to answer; and,
-by the world's truth, the share of needed facts the block held, overall and on the
-bridged tasks' hidden topic (reachable only through a found lesson's wording). The bound
-is printed beside the calls: `recall.judge_calls` + `recall.second_pass_calls`.
+pass (`--second-calls` of them, default 1 as the setting). Per prompt, medians and maxima
+of: relevance calls (first pass, second pass), tokens offered to the judge (the rendered
+prompts, as the simulated backend counts them), tokens injected, and the hook's wall
+time, process start to answer; and, by the world's truth, the share of needed facts the
+block held, overall and on the bridged tasks' hidden topic (reachable only through a found
+lesson's wording). The bound is printed beside the calls: `recall.judge_calls` +
+`recall.second_pass_calls`.
 """
 
 from __future__ import annotations
@@ -242,12 +244,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="1000,10000", help="comma-separated store sizes")
     ap.add_argument("--prompts", type=int, default=16, help="prompts per size and pass")
     ap.add_argument("--passes", default="1,2", help="1: one pass, 2: with the second pass")
+    ap.add_argument("--second-calls", type=int, default=1, help="second-pass calls (pass 2)")
     ap.add_argument("--world-seed", type=int, default=0, help="the simulated world's seed")
     ap.add_argument("--keep", default=None, help="keep the stores here (reused next run)")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     passes = [int(p) for p in args.passes.split(",") if p.strip()]
-    if not sizes or args.prompts < 1 or not set(passes) <= {1, 2}:
+    if not sizes or args.prompts < 1 or not set(passes) <= {1, 2} or args.second_calls < 1:
         ap.error("bad arguments")
     started = time.perf_counter()
     world = World.generate(args.world_seed)
@@ -262,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             entry: dict[str, Any] = {"setup": setup, "runs": {}}
             for n in passes:
                 _say(f"{size:,}: {args.prompts} prompts, {'one pass' if n == 1 else 'two passes'}")
-                rows = run_prompts(folder, world, args.prompts, 0 if n == 1 else 1)
+                rows = run_prompts(folder, world, args.prompts, 0 if n == 1 else args.second_calls)
                 entry["runs"]["one" if n == 1 else "two"] = summarise(rows)
             result["sizes"][str(size)] = entry
     finally:
@@ -275,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         "prompts": args.prompts,
         "world_seed": args.world_seed,
         "judge_calls": rc.judge_calls,
-        "second_pass_calls": max(rc.second_pass_calls, 1),
+        "second_pass_calls": args.second_calls,
         "max_candidates": rc.max_candidates,
     }
     result["wall_s"] = round(time.perf_counter() - started, 2)
