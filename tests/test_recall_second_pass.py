@@ -6,7 +6,8 @@ topic's lesson and judges the other unrelated (its line names a topic the prompt
 does). The second pass shows the model the lessons the first chose and asks again about
 what it judged unrelated: the hidden topic's lesson is now a `maybe` and is served, and the
 pass is reported apart (its own call count, its verdicts marked, the trace, and the note
-on the status line the real prompt hook prints).
+on the status line the real prompt hook prints). It is not asked when the first pass's
+lessons already fill the pack budget: nothing it found could be served.
 """
 
 from __future__ import annotations
@@ -102,3 +103,14 @@ def test_the_hooks_note_reports_the_second_pass(tmp_path):
     block = answer["hookSpecificOutput"]["additionalContext"]
     hidden = {f for f in task.needs if world.facts[f].topic == task.hidden[0]}
     assert hidden <= set(world.facts_in(block))
+
+
+def test_no_second_pass_when_the_first_fills_the_pack(world_store):
+    store, world = world_store
+    task, named, _hidden = _bridged(store, world)
+    config.set_override(store.primary.config, "recall.max_pack_tokens", "200")
+    store = Store.open()
+    res = recall(store, task.prompt, judge=_judge(world))
+    assert named in {v.id for v in res.verdicts if v.verdict == "relevant"}
+    assert res.second_calls == 0 and res.passes == [1]
+    assert any("no second pass" in d for d in res.decisions)

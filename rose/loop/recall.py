@@ -15,7 +15,8 @@ budget-ranked apexes and says so.
 A second pass (`recall.second_pass_calls`, reported apart: `second_calls`, the trace, the
 hook's note) shows the model the lessons the first pass chose and asks again about the
 lines it judged unrelated: a lesson recognisable only through another one's wording (the
-prompt never names its subject) is found this way.
+prompt never names its subject) is found this way. It is skipped when the first pass's
+lessons already fill the pack budget, as nothing it found could be served.
 
 Every relevance question of the walk is given the selection rules (`rose.loop.route`,
 capped by `routing.max_tokens`): they are never candidates and never served, and when a
@@ -236,6 +237,14 @@ def _second_pass(
     found_ids = [i["id"] for i in res.chosen if judged.get(i["id"]) in ("relevant", "maybe")]
     items = [res.items[i] for i, v in judged.items() if v == "unrelated" and i in res.items]
     if not found_ids or not items:
+        return
+    ranked = [i for i in res.chosen if judged.get(i["id"]) in ("relevant", "maybe", "unresolved")]
+    room = _room(res.view, store.config.recall.max_pack_tokens)
+    if sum(recall_view.estimate(i) + 1 for i in ranked) >= room:
+        res.decisions.append(
+            "no second pass: the first pass's lessons fill the pack budget, so nothing it "
+            "found could be served"
+        )
         return
     found = _found(store, found_ids, store.config.recall.max_pack_tokens)
     again = walker.Walk(2, store.config.recall.second_pass_calls, found=found, rules=rules)
