@@ -10,14 +10,14 @@ it), indexed, and its family gists written once (`rose.loop.families.refresh`, t
 a session's end does; its calls are reported apart, as setup). Then the first --prompts
 of the world's tasks are sent, each as a new session, through the real prompt hook
 (`python -m rose hook user-prompt-submit`, a process per prompt, with the simulated
-backend), once with one pass (`recall.second_pass_calls: 0`) and once with the second
+backend), once with one pass (`recall.second_look_calls: 0`) and once with the second
 pass (`--second-calls` of them, default 1 as the setting). Per prompt, medians and maxima
 of: relevance calls (first pass, second pass), tokens offered to the judge (the rendered
 prompts, as the simulated backend counts them), tokens injected, and the hook's wall
 time, process start to answer; and, by the world's truth, the share of needed facts the
 block held, overall and on the bridged tasks' hidden topic (reachable only through a found
 lesson's wording). The bound is printed beside the calls: `recall.judge_calls` +
-`recall.second_pass_calls`.
+`recall.second_look_calls`.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def _env(root: Path, second: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROSE_")}
     env["ROSE_HOME"] = str(root)
     env["ROSE_GLOBAL_HOME"] = str(root.parent / "home" / ".rose")
-    env["ROSE_RECALL_SECOND_PASS_CALLS"] = str(second)
+    env["ROSE_RECALL_SECOND_LOOK_CALLS"] = str(second)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE.parent), env.get("PYTHONPATH", "")])
     return env
 

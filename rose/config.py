@@ -56,11 +56,17 @@ class Recall(_Section):
         description="Most one-line candidates in one relevance question, about 2,000 "
         "tokens; past that many apexes, recall offers their families first.",
     )
-    second_pass_calls: int = Field(
+    second_look_calls: int = Field(
         1,
         ge=0,
         description="Relevance calls of the second pass, which shows the first pass's lessons "
         "and asks again about what it judged unrelated (0: one pass).",
+    )
+    second_look: Literal["auto", "always"] = Field(
+        "auto",
+        description="When the second pass runs: auto, only for a store whose apexes outgrow "
+        "one relevance question (where the benchmarks show it pays); always, whenever the "
+        "model decides.",
     )
     max_depth: int = Field(3, ge=0, description="Most levels recall descends below the apexes.")
     stays_fresh_turns: int = Field(

@@ -1,6 +1,6 @@
 """Recall's cost per prompt is bounded whatever the store's size: on a generated store of
 1,000 lessons (622 apexes, far past one question), every prompt makes at most
-`recall.judge_calls` first-pass calls and `recall.second_pass_calls` more, and no call
+`recall.judge_calls` first-pass calls and `recall.second_look_calls` more, and no call
 offers more than `recall.max_candidates` lines. Locks in the multi-level path: the first
 question offers families (their model-written gists once `families.refresh` wrote them),
 the next the apexes of the families opened, and the world's lesson the prompt needs is
@@ -58,7 +58,7 @@ def _judge(world: World, cache: Path | None) -> Judge:
 
 def _bound(res, store: Store) -> None:
     rc = store.config.recall
-    assert res.calls <= rc.judge_calls and res.second_calls <= rc.second_pass_calls
+    assert res.calls <= rc.judge_calls and res.second_calls <= rc.second_look_calls
     assert len(res.rounds) == res.calls + res.second_calls
     assert all(0 < len(r) <= rc.max_candidates for r in res.rounds)
 
@@ -93,7 +93,7 @@ def test_a_budget_too_small_serves_the_families_left_over(
     folder, world = big
     monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "12")
     monkeypatch.setenv("ROSE_RECALL_JUDGE_CALLS", "3")
-    monkeypatch.setenv("ROSE_RECALL_SECOND_PASS_CALLS", "0")
+    monkeypatch.setenv("ROSE_RECALL_SECOND_LOOK_CALLS", "0")
     store = Store.open(folder)
     n_families = len(families.groups(store.read("apexes", scope=""), {}))
     assert n_families > 3 * 12  # the family level alone needs more than the budget

@@ -7,7 +7,8 @@ does). The second pass shows the model the lessons the first chose and asks agai
 what it judged unrelated: the hidden topic's lesson is now a `maybe` and is served, and the
 pass is reported apart (its own call count, its verdicts marked, the trace, and the note
 on the status line the real prompt hook prints). It is not asked when the first pass's
-lessons already fill the pack budget: nothing it found could be served.
+lessons already fill the pack budget (nothing it found could be served), nor, under the
+default `recall.second_look: auto`, for a store whose apexes fit one question.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ def world_store(store: Store) -> tuple[Store, World]:
     world = World.generate(0)
     for row in scoreboard.seed_lessons(world):
         store.save(Node(**row))
+    # The world's 24 lessons fit one question: `auto` would ask no second pass.
+    config.set_override(store.primary.config, "recall.second_look", "always")
     return Store.open(), world
 
 
@@ -47,7 +50,7 @@ def _judge(world: World) -> Judge:
 
 def test_one_pass_misses_the_bridged_lesson(world_store):
     store, world = world_store
-    config.set_override(store.primary.config, "recall.second_pass_calls", "0")
+    config.set_override(store.primary.config, "recall.second_look_calls", "0")
     store = Store.open()
     task, named, hidden = _bridged(store, world)
     res = recall(store, task.prompt, judge=_judge(world))
@@ -90,7 +93,9 @@ def test_the_hooks_note_reports_the_second_pass(tmp_path):
     world = World.generate(0)
     task = next(t for t in world.tasks if t.hidden)
     model = simulated_model(seed=0, size="default", noise=0.0)
-    with HookHost(tmp_path, model=model, lessons=scoreboard.seed_lessons(world)) as host:
+    always = {"recall.second_look": "always"}
+    lessons = scoreboard.seed_lessons(world)
+    with HookHost(tmp_path, model=model, lessons=lessons, settings=always) as host:
         payload = {
             "session_id": "s1",
             "transcript_path": "",
@@ -114,3 +119,12 @@ def test_no_second_pass_when_the_first_fills_the_pack(world_store):
     assert named in {v.id for v in res.verdicts if v.verdict == "relevant"}
     assert res.second_calls == 0 and res.passes == [1]
     assert any("no second pass" in d for d in res.decisions)
+
+
+def test_auto_asks_no_second_pass_of_a_store_that_fits_one_question(world_store):
+    store, world = world_store
+    config.set_override(store.primary.config, "recall.second_look", "auto")
+    store = Store.open()
+    task, _named, hidden = _bridged(store, world)
+    res = recall(store, task.prompt, judge=_judge(world))
+    assert res.second_calls == 0 and hidden not in {i["id"] for i in res.chosen}

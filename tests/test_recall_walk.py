@@ -75,7 +75,7 @@ def dag(store: Store) -> Store:
         )
     )
     config.set_override(s.primary.config, "recall.max_pack_tokens", "170")
-    config.set_override(s.primary.config, "recall.second_pass_calls", "0")  # one pass here
+    config.set_override(s.primary.config, "recall.second_look_calls", "0")  # one pass here
     return Store.open()
 
 

@@ -12,11 +12,13 @@ budget runs out is served (within the pack budget, ranked after what was judged)
 than dropped. When the model cannot answer in time, recall falls back to the
 budget-ranked apexes and says so.
 
-A second pass (`recall.second_pass_calls`, reported apart: `second_calls`, the trace, the
+A second pass (`recall.second_look_calls`, reported apart: `second_calls`, the trace, the
 hook's note) shows the model the lessons the first pass chose and asks again about the
 lines it judged unrelated: a lesson recognisable only through another one's wording (the
 prompt never names its subject) is found this way. It is skipped when the first pass's
-lessons already fill the pack budget, as nothing it found could be served.
+lessons already fill the pack budget, as nothing it found could be served, and, under
+`recall.second_look: auto` (the default), for a store whose apexes fit one question: on
+the quality benchmark's young stores it bought nothing for its call.
 
 Every relevance question of the walk is given the selection rules (`rose.loop.route`,
 capped by `routing.max_tokens`): they are never candidates and never served, and when a
@@ -213,7 +215,8 @@ def _walk(
     first = walker.Walk(1, rc.judge_calls, rules=rule_text)
     walker.run(store, prompt, judge, res, frontier, first, started=started, deadline_s=deadline_s)
     res.calls = first.calls
-    if rc.second_pass_calls:
+    wide = frontier is not apexes  # the walk started from families
+    if rc.second_look_calls and (wide or rc.second_look == "always"):
         try:
             _second_pass(store, prompt, judge, res, rule_text, started, deadline_s)
         except RoseError as exc:  # the first pass's choice stands
@@ -247,7 +250,7 @@ def _second_pass(
         )
         return
     found = _found(store, found_ids, store.config.recall.max_pack_tokens)
-    again = walker.Walk(2, store.config.recall.second_pass_calls, found=found, rules=rules)
+    again = walker.Walk(2, store.config.recall.second_look_calls, found=found, rules=rules)
     walker.run(
         store, prompt, judge, res, families.stable(items), again,
         started=started, deadline_s=deadline_s, again=True,
