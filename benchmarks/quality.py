@@ -27,6 +27,10 @@ empty store and mints its lessons from the sessions themselves. The arms:
   false`), so that what rules change in selection is measured;
 - ``rose-seeded``: the same, starting from the world's lessons as the reference arms do
   (``rose-seeded-norules`` without rules), so the walk selects from the first prompt;
+- ``rose-twopass``, ``rose-seeded-twopass``: ROSE (and ROSE seeded) asking the second
+  pass whenever the model decides (`recall.second_look: always`; by default it is asked
+  only of a store whose apexes outgrow one question, which these stores do not), so that
+  what it buys and costs (its calls, its tokens) is measured;
 - ``rose-noise10``, ``rose-noise20``: ROSE with 10 % / 20 % of the model's judgements
   wrong (the agent and the world unchanged); rose-noise20 only when asked for.
 
@@ -82,14 +86,19 @@ ARMS = (
     "none", "flat", "topk", "collapsed", "rose", "rose-norules", "rose-jump", "rose-stepwise",
     "rose-noise10",
 )  # fmt: skip
-OPTIONAL = ("rose-seeded", "rose-seeded-norules", "rose-noise20")
+OPTIONAL = (
+    "rose-seeded", "rose-seeded-norules", "rose-twopass", "rose-seeded-twopass", "rose-noise20",
+)  # fmt: skip
 NOISE_ARMS = {"rose-noise10": 0.10, "rose-noise20": 0.20}
 #: The ROSE arms that descend another way (`recall.strategy`); `rose` is delta-patch.
 STRATEGY_ARMS = {"rose-jump": "delta-jump", "rose-stepwise": "stepwise"}
 #: The ROSE arms that start from the world's lessons rather than an empty store.
-SEEDED_ARMS = ("rose-seeded", "rose-seeded-norules")
+SEEDED_ARMS = ("rose-seeded", "rose-seeded-norules", "rose-seeded-twopass")
 #: The ROSE arms that write and follow no selection rules (`routing.enabled: false`).
 NORULES_ARMS = ("rose-norules", "rose-seeded-norules")
+#: The ROSE arms that ask the second pass whenever the model decides
+#: (`recall.second_look: always`); by default a store that fits one question gets none.
+TWOPASS_ARMS = ("rose-twopass", "rose-seeded-twopass")
 STAGE_FIGURES = ["background_calls_per_session", *(k for keys in FIGURES.values() for k in keys)]
 SERVE = {"relevant": 0, "maybe": 1, "descend": 2}  # verdicts a filter serves, in this order
 
@@ -230,6 +239,8 @@ def run_seed(
         settings = {"recall.strategy": STRATEGY_ARMS[arm]} if arm in STRATEGY_ARMS else {}
         if arm in NORULES_ARMS:
             settings["routing.enabled"] = "false"
+        if arm in TWOPASS_ARMS:
+            settings["recall.second_look"] = "always"
         folder = work / f"seed{seed}-{arm}"
         with HookHost(folder, model=model, lessons=start, settings=settings) as rose:
             growth = Growth(rose, every=max(1, sessions // 4))

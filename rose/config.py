@@ -44,7 +44,30 @@ class Recall(_Section):
     max_pack_tokens: int = Field(
         2000, ge=0, description="A store that fits this many tokens is served whole, unfiltered."
     )
-    judge_calls: int = Field(3, ge=0, description="Most relevance calls one prompt may make.")
+    judge_calls: int = Field(
+        8,
+        ge=0,
+        description="Most relevance calls one prompt's first pass may make (chunks of one "
+        "level are asked in parallel).",
+    )
+    max_candidates: int = Field(
+        60,
+        ge=1,
+        description="Most one-line candidates in one relevance question, about 2,000 "
+        "tokens; past that many apexes, recall offers their families first.",
+    )
+    second_look_calls: int = Field(
+        1,
+        ge=0,
+        description="Relevance calls of the second pass, which shows the first pass's lessons "
+        "and asks again about what it judged unrelated (0: one pass).",
+    )
+    second_look: Literal["auto", "always"] = Field(
+        "auto",
+        description="When the second pass runs: auto, only for a store whose apexes outgrow "
+        "one relevance question (where the benchmarks show it pays); always, whenever the "
+        "model decides.",
+    )
     max_depth: int = Field(3, ge=0, description="Most levels recall descends below the apexes.")
     stays_fresh_turns: int = Field(
         8, ge=1, description="Turns a served lesson counts as still in context."

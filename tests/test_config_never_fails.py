@@ -63,7 +63,7 @@ def test_a_bad_environment_value_names_the_variable(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("ROSE_RECALL_MAX_PACK_TOKENS", "abc")
     monkeypatch.setenv("ROSE_RECALL_JUDGE_CALLS", "[unclosed")  # not even YAML
     cfg = config.load([])
-    assert (cfg.recall.max_pack_tokens, cfg.recall.judge_calls) == (2000, 3)
+    assert (cfg.recall.max_pack_tokens, cfg.recall.judge_calls) == (2000, 8)
     sources = sorted(p.source for p in cfg.problems)
     assert sources == [
         "environment variable ROSE_RECALL_JUDGE_CALLS",

@@ -41,6 +41,7 @@ EXAMPLES = {
         "found": [OTHER],
         "rules": ["when the task touches retries: read the S3 lessons"],
     },
+    "family_gist": {"family": "retries", "lessons": CANDS},
     "related": {"lesson": LESSON, "candidates": CANDS[1:]},
     "reconcile": {"lesson": LESSON, "existing": [OTHER]},
     "scope": {"lesson": LESSON, "project": "acme-shop"},

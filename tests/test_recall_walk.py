@@ -6,6 +6,8 @@ the trace."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 
 from rose import config
@@ -21,15 +23,19 @@ from tests._snapshot import check
 
 pytestmark = pytest.mark.graph
 
+_AT = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
 
 @pytest.fixture
 def dag(store: Store) -> Store:
-    """Two families; `deploy` has an abstract apex over two concrete lessons."""
+    """Two families; `deploy` has an abstract apex over two concrete lessons. Creation times
+    are fixed: candidates are offered oldest first."""
     s = store
     s.save(
         Node(
             id="n_argo0001",
             family="deploy",
+            created=_AT + timedelta(minutes=1),
             title="Argo dedupe key",
             gist="Rollouts dedupe on the image digest.",
             body="Argo dedupes by digest. " * 12,
@@ -39,6 +45,7 @@ def dag(store: Store) -> Store:
         Node(
             id="n_helm0001",
             family="deploy",
+            created=_AT + timedelta(minutes=2),
             title="Helm values order",
             gist="Later -f files win.",
             body="Helm merges -f files left to right. " * 12,
@@ -48,6 +55,7 @@ def dag(store: Store) -> Store:
         Node(
             id="n_deploy001",
             family="deploy",
+            created=_AT + timedelta(minutes=3),
             title="Deploys",
             level=1,
             gist="How deploys work here.",
@@ -60,12 +68,14 @@ def dag(store: Store) -> Store:
         Node(
             id="n_css00001",
             family="style",
+            created=_AT + timedelta(minutes=4),
             title="CSS tokens",
             gist="Use design tokens.",
             body="Never hard-code colours. " * 12,
         )
     )
     config.set_override(s.primary.config, "recall.max_pack_tokens", "170")
+    config.set_override(s.primary.config, "recall.second_look_calls", "0")  # one pass here
     return Store.open()
 
 

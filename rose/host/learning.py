@@ -411,6 +411,7 @@ def session_end(job: JobContext) -> None:
             store.log("reflect-failed", {"session": sid, "error": f"{type(exc).__name__}: {exc}"})
         written = _absorb(store, sid, final=True)  # before pruning: nothing left unabsorbed
     heal(store, written)
+    _family_gists(store)
     data: dict[str, Any] = {
         "session": sid,
         "reason": p.get("reason", ""),
@@ -422,6 +423,22 @@ def session_end(job: JobContext) -> None:
     _queue_follow_ups(job, store, sid, written)
     if failed is not None:
         raise failed  # the job is failed (and retried once): its log says why
+
+
+def _family_gists(store: Store) -> None:
+    """Write the gists of families whose apexes changed, for the next prompts' recall (only
+    a store whose apexes do not fit one relevance question offers families at all)."""
+    from rose.errors import RoseError
+    from rose.judge.calls import for_store
+    from rose.loop import families
+
+    try:
+        asked = families.refresh(store, for_store(store))
+    except RoseError as exc:  # the prompt path shows such a family by its titles meanwhile
+        store.log("family-gists-failed", {"error": f"{type(exc).__name__}: {exc}"})
+        return
+    if asked:
+        store.log("family-gists", {"written": asked})
 
 
 def _queue_follow_ups(job: JobContext, store: Store, sid: str, written: list[Episode]) -> None:

@@ -28,6 +28,8 @@ def as_dict(res: RecallResult, result: Pack) -> dict:
         "verdicts": [v.__dict__ for v in res.verdicts],
         "decisions": res.decisions,
         "model_calls": res.calls,
+        "second_pass_calls": res.second_calls,
+        "second_pass_found": [i for i in res.second_found if i in {c["id"] for c in res.chosen}],
         "degraded": res.degraded,
         "tokens": result.tokens,
         "size": result.size,
@@ -59,16 +61,20 @@ def render(res: RecallResult, result: Pack) -> str:
     """Every stage, in order, ending with the verbatim block and the status line."""
     out = ["== budget"]
     out += [f"  {d}" for d in res.decisions]
-    for n, offered in enumerate(res.rounds, 1):
-        out.append(f"== relevance call {n}: {len(offered)} candidate(s) offered")
+    passes = res.passes or [1] * len(res.rounds)
+    for n, (offered, number) in enumerate(zip(res.rounds, passes, strict=True), 1):
+        which = " (second pass: the chosen lessons shown)" if number == 2 else ""
+        out.append(f"== relevance call {n}{which}: {len(offered)} candidate(s) offered")
         out += [f"  - [{c['id']}] {c['title']} — {c['gist']}" for c in offered]
     if res.verdicts:
         out.append("== verdicts")
         for v in res.verdicts:
-            out.append(f"  {'  ' * v.depth}{v.verdict:10} {v.id}  {v.title}: {v.reason}")
-        closed = [v for v in res.verdicts if v.verdict == "unrelated"]
+            again = "2nd " if v.pass_no == 2 else ""
+            out.append(f"  {'  ' * v.depth}{again}{v.verdict:10} {v.id}  {v.title}: {v.reason}")
+        last = {v.id: v.verdict for v in res.verdicts}  # a second pass may judge it again
+        closed = [i for i, verdict in last.items() if verdict == "unrelated"]
         if closed:
-            out.append(f"  never opened: {', '.join(v.id for v in closed)} (judged unrelated)")
+            out.append(f"  never opened: {', '.join(closed)} (judged unrelated)")
     if res.chosen:
         budget = "" if result.budget is None else f" of {result.budget}"
         out.append(

@@ -65,6 +65,13 @@ CALLS: dict[str, Call] = {
             ids=("candidates", "verdicts"),
         ),
         Call(
+            "family_gist",
+            "What are this family's lessons about, in one line?",
+            m.FamilyGistContext,
+            m.FamilyGistAnswer,
+            cache=True,
+        ),
+        Call(
             "related",
             "Which existing lessons cover the same subject as this new one?",
             m.RelatedContext,
@@ -299,6 +306,14 @@ class Judge:
             self.cache.put(key, name, answer.model_dump(mode="json"))
         self._log(name, template_hash, started, cached=False, reply=reply)
         return answer
+
+    def cached(self, name: str, context: BaseModel | Mapping[str, Any]) -> Any:
+        """The cached answer of call `name` about `context`, or None: never asks the backend."""
+        spec = call_spec(name)
+        if not spec.cache or self.cache is None:
+            return None
+        ctx = coerce_context(name, context)
+        return self._cached(spec, ctx, self._key(name, ctx, digest(self.source(name))))
 
     def _cached(self, spec: Call, ctx: BaseModel, key: str) -> BaseModel | None:
         data = self.cache.get(key) if self.cache is not None else None

@@ -63,6 +63,14 @@ class RelevanceContext(_Context):
     rules: list[str] = Field(default_factory=list)
 
 
+class FamilyGistContext(_Context):
+    """A family of lessons, shown by its apexes' lines, to be summed up in one line: what
+    recall offers in place of the family when the apexes do not fit one question."""
+
+    family: str
+    lessons: list[Candidate] = Field(min_length=1)
+
+
 class RelatedContext(_Context):
     lesson: Lesson
     candidates: list[Candidate]
@@ -182,6 +190,14 @@ class CandidateVerdict(_Answer):
 
 class RelevanceAnswer(_Answer):
     verdicts: list[CandidateVerdict]
+
+
+class FamilyGistAnswer(_Answer):
+    gist: str = Field(
+        min_length=1,
+        max_length=300,
+        description="one short sentence naming the subjects the family's lessons are about",
+    )
 
 
 class Pick(_Answer):

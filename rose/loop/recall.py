@@ -1,12 +1,24 @@
 """Recall: choose the lessons to inject for a prompt, walking the DAG from abstract to concrete.
 
 Two gates need no model: an empty store injects nothing, and a store whose apexes
-fit `recall.max_pack_tokens` is served whole. Past the budget the model decides:
-the apexes of both scopes go into one `relevance` question (one line each); only
-`descend` branches are opened, never an `unrelated` one; the walk is bounded by
-`recall.judge_calls` and `recall.max_depth`, and whatever is still unresolved
-when the budget runs out is served rather than dropped. When the model cannot
-answer in time, recall falls back to the budget-ranked apexes and says so.
+fit `recall.max_pack_tokens` is served whole. Past the budget the model decides, at a
+bounded cost whatever the store's size: at most `recall.judge_calls` relevance calls,
+each offering at most `recall.max_candidates` one-line candidates (`rose.loop._walk`).
+The apexes of both scopes are offered when they fit one call; past that, their families
+are (`rose.loop.families`), then the apexes of the families the model opens. Only
+`descend` branches are opened below an apex, never an `unrelated` one; the walk is
+bounded by the calls and `recall.max_depth`, and whatever is still unresolved when the
+budget runs out is served (within the pack budget, ranked after what was judged) rather
+than dropped. When the model cannot answer in time, recall falls back to the
+budget-ranked apexes and says so.
+
+A second pass (`recall.second_look_calls`, reported apart: `second_calls`, the trace, the
+hook's note) shows the model the lessons the first pass chose and asks again about the
+lines it judged unrelated: a lesson recognisable only through another one's wording (the
+prompt never names its subject) is found this way. It is skipped when the first pass's
+lessons already fill the pack budget, as nothing it found could be served, and, under
+`recall.second_look: auto` (the default), for a store whose apexes fit one question: on
+the quality benchmark's young stores it bought nothing for its call.
 
 Every relevance question of the walk is given the selection rules (`rose.loop.route`,
 capped by `routing.max_tokens`): they are never candidates and never served, and when a
@@ -34,6 +46,7 @@ class Verdict:
     verdict: str  # relevant | maybe | unrelated | descend | unresolved
     reason: str
     depth: int
+    pass_no: int = 1  # 1: the first pass, 2: the second
 
 
 @dataclass
@@ -43,17 +56,27 @@ class RecallResult:
     rounds: list[list[dict]] = field(default_factory=list)  # candidates offered per call
     decisions: list[str] = field(default_factory=list)
     degraded: str = ""
-    calls: int = 0
+    calls: int = 0  # the first pass's relevance calls
     view: dict = field(default_factory=dict)
     rules: list[str] = field(default_factory=list)  # ids of the selection rules given
     out_of_time: int = 0  # lessons served unjudged because the deadline was near
+    passes: list[int] = field(default_factory=list)  # which pass asked each of `rounds`
+    second_calls: int = 0  # the second pass's relevance calls
+    second_found: list[str] = field(default_factory=list)  # ids only the second pass chose
+    items: dict[str, dict] = field(default_factory=dict, repr=False)  # every line offered
 
     @property
     def note(self) -> str:
-        """What the prompt's event and the status line say of how recall fell short."""
+        """What the prompt's event and the status line say of how recall fell short, and
+        what a second pass added."""
         parts = [f"degraded: {self.degraded}"] if self.degraded else []
         if self.out_of_time:
             parts.append(f"out of time: {self.out_of_time} served unjudged")
+        if self.second_calls:
+            kept = {i["id"] for i in self.chosen}
+            found = sum(1 for i in self.second_found if i in kept)
+            calls = "call" if self.second_calls == 1 else "calls"
+            parts.append(f"2nd pass: +{found} ({self.second_calls} {calls})")
         return " · ".join(parts)
 
 
@@ -143,8 +166,8 @@ def recall(
         _walk(store, prompt, judge, res, started, deadline_s)
     except RoseError as exc:
         return _degrade(res, store, budget, _short(exc))
-    rank = {v.id: _ORDER.get(v.verdict, 9) for v in res.verdicts}
-    picked = sorted(res.chosen, key=lambda item: (rank.get(item["id"], 9), -item["level"]))
+    rank = {v.id: (_ORDER.get(v.verdict, 9), v.pass_no) for v in res.verdicts}
+    picked = sorted(res.chosen, key=lambda item: (*rank.get(item["id"], (9, 9)), -item["level"]))
     res.chosen = _within(_materialise(store, picked), _room(view, budget))
     dropped = len(picked) - len(res.chosen)
     if dropped:
@@ -170,7 +193,8 @@ def _degrade(res: RecallResult, store: Store, budget: int, why: str) -> RecallRe
 def _walk(
     store: Store, prompt: str, judge: Any, res: RecallResult, started: float, deadline_s: float
 ) -> None:
-    from rose.loop import route
+    from rose.loop import _walk as walker
+    from rose.loop import families, route
 
     rc = store.config.recall
     given_rules = route.for_selection(store)
@@ -178,56 +202,86 @@ def _walk(
     rule_text = [r.text() for r in given_rules]
     if given_rules:
         res.decisions.append(f"{len(given_rules)} selection rule(s) given to each question")
-    frontier = store.read("apexes", scope="")
-    depth = 0
-    while frontier:
-        left = deadline_s - (time.monotonic() - started)
-        if res.calls >= rc.judge_calls or left < min(judge.timeout_s, deadline_s) * 0.5:
-            why = "judge-call budget spent" if res.calls >= rc.judge_calls else "out of time"
-            for item in frontier:
-                res.verdicts.append(Verdict(item["id"], item["title"], "unresolved", why, depth))
-            res.chosen += frontier
-            res.decisions.append(f"{len(frontier)} lesson(s) unresolved ({why}): served")
-            if why == "out of time":  # the machine's speed decided: said, never silent
-                res.out_of_time = len(frontier)
-            return
-        offered = [{"id": i["id"], "title": i["title"], "gist": i["gist"]} for i in frontier]
-        res.rounds.append(offered)
-        ask = {"prompt": prompt, "candidates": offered, "rules": rule_text}
-        answer = judge.ask("relevance", ask)
-        res.calls += 1
-        by_id = {i["id"]: i for i in frontier}
-        given = {v.id: v for v in answer.verdicts}
-        descend: list[dict] = []
-        for item in frontier:
-            v = given.get(item["id"])
-            verdict, reason = (v.verdict, v.reason) if v else ("maybe", "no verdict given")
-            if verdict == "descend" and depth >= rc.max_depth:
-                verdict, reason = "unresolved", f"max depth {rc.max_depth}: {reason}"
-            res.verdicts.append(Verdict(item["id"], item["title"], verdict, reason, depth))
-            if verdict in ("relevant", "maybe", "unresolved"):
-                res.chosen.append(by_id[item["id"]])
-            elif verdict == "descend":
-                descend.append(item)
-        frontier = _children(store, descend, res)
-        depth += 1
+    apex_rows, family_rows = store.reads(("apexes", {"scope": ""}), ("families", {}))
+    apexes = families.stable(apex_rows)
+    frontier = apexes
+    if families.needed(store, apexes):
+        frontier = families.top_level(store, apexes, family_rows, judge)
+        n_fam = sum(1 for i in frontier if families.is_family(i))
+        res.decisions.append(
+            f"{len(apexes)} apexes > {rc.max_candidates} lines a call: offered as {n_fam} "
+            f"families and {len(frontier) - n_fam} single apexes, then the families opened"
+        )
+    first = walker.Walk(1, rc.judge_calls, rules=rule_text)
+    walker.run(store, prompt, judge, res, frontier, first, started=started, deadline_s=deadline_s)
+    res.calls = first.calls
+    wide = frontier is not apexes  # the walk started from families
+    if rc.second_look_calls and (wide or rc.second_look == "always"):
+        try:
+            _second_pass(store, prompt, judge, res, rule_text, started, deadline_s)
+        except RoseError as exc:  # the first pass's choice stands
+            res.decisions.append(f"second pass failed ({_short(exc)}): the first pass stands")
 
 
-def _children(store: Store, parents: list[dict], res: RecallResult) -> list[dict]:
-    if not parents:
-        return []
-    rows = store.read("children", ids=[p["id"] for p in parents])
-    seen = {i["id"] for i in res.chosen}
-    out, have = [], set()
-    for r in rows:
-        lesson = r["lesson"]
-        if lesson["id"] not in seen and lesson["id"] not in have:
-            have.add(lesson["id"])
-            out.append(lesson)
-    for parent in parents:
-        if not any(r["parent"] == parent["id"] for r in rows):  # nothing below: serve it
-            res.chosen.append(parent)
-            res.decisions.append(f"{parent['id']} has nothing below it: served itself")
+def _second_pass(
+    store: Store,
+    prompt: str,
+    judge: Any,
+    res: RecallResult,
+    rules: list[str],
+    started: float,
+    deadline_s: float,
+) -> None:
+    """Ask again about what the first pass judged unrelated, its chosen lessons in hand."""
+    from rose.loop import _walk as walker
+    from rose.loop import families
+
+    judged = {v.id: v.verdict for v in res.verdicts}
+    found_ids = [i["id"] for i in res.chosen if judged.get(i["id"]) in ("relevant", "maybe")]
+    items = [res.items[i] for i, v in judged.items() if v == "unrelated" and i in res.items]
+    if not found_ids or not items:
+        return
+    ranked = [i for i in res.chosen if judged.get(i["id"]) in ("relevant", "maybe", "unresolved")]
+    room = _room(res.view, store.config.recall.max_pack_tokens)
+    if sum(recall_view.estimate(i) + 1 for i in ranked) >= room:
+        res.decisions.append(
+            "no second pass: the first pass's lessons fill the pack budget, so nothing it "
+            "found could be served"
+        )
+        return
+    found = _found(store, found_ids, store.config.recall.max_pack_tokens)
+    again = walker.Walk(2, store.config.recall.second_look_calls, found=found, rules=rules)
+    walker.run(
+        store, prompt, judge, res, families.stable(items), again,
+        started=started, deadline_s=deadline_s, again=True,
+    )  # fmt: skip
+    res.second_calls = again.calls
+    res.second_found = list(again.chosen)
+    if again.calls:
+        res.decisions.append(
+            f"second pass: {again.calls} call(s) with {len(found)} chosen lesson(s) shown, "
+            f"{len(again.chosen)} more chosen"
+        )
+
+
+def _found(store: Store, ids: list[str], budget: int) -> list[dict]:
+    """The first pass's chosen lessons in full, in its order, while they fit `budget` tokens
+    (what the block could hold at most)."""
+    from rose import tokens
+
+    rows = {r["lesson"]["id"]: r["lesson"] for r in store.read("lesson_get", ids=ids)}
+    out: list[dict] = []
+    used = 0
+    for i in ids:
+        row = rows.get(i)
+        if row is None:
+            continue
+        body = row["body"] or row["gist"]
+        cost = tokens.count(body) + tokens.count(row["title"]) + tokens.count(row["gist"])
+        if out and used + cost > budget:
+            break
+        out.append({"id": i, "title": row["title"], "gist": row["gist"], "body": body})
+        used += cost
     return out
 
 

@@ -31,6 +31,7 @@ Handler = Callable[[World, str, Draws], dict[str, Any]]
 
 HANDLERS: dict[str, Handler] = {
     "relevance": choose.relevance,
+    "family_gist": choose.family_gist,
     "related": choose.related,
     "reconcile": choose.reconcile,
     "scope": choose.scope,

@@ -14,6 +14,9 @@ select, scope and reconcile. Each reads only what its prompt shows.
 - ``rule_form`` reads the rule's words: conditioned when its condition names a topic or a
   kind of work the world's tasks come in (a verb or an object of a task's wording), about
   one lesson when it names a lesson id.
+- ``family_gist`` names the topics (or outside subjects) its lessons' lines name, most
+  named first; a line naming no topic but a subject outside the world (`vocab.OUTSIDE`) is
+  ``unrelated`` to every task, not too general to judge.
 - ``related`` and ``select`` likewise match topics named in candidate lines. ``related``
   asks to see below a line that names no topic, or names the new lesson's subject among
   two or more others (a summary of several lessons: which of them holds the point cannot
@@ -82,6 +85,9 @@ def relevance(world: World, prompt: str, d: Draws) -> dict[str, Any]:
         topics = set(world.topics_in(line))
         if topics and topics <= skip:
             verdict, reason = "unrelated", f"a selection rule says {_names(topics)} does not apply"
+        elif not topics and world.outside_in(line):
+            outside = set(world.outside_in(line))
+            verdict, reason = "unrelated", f"about {_names(outside)}, which the task does not touch"
         else:
             verdict, reason = _verdict(topics, asked, reach)
         if d.flip(cid):
@@ -100,6 +106,22 @@ def _verdict(topics: set[str], asked: set[str], reach: set[str]) -> tuple[str, s
     if topics & reach:
         return "maybe", f"about {_names(topics & reach)}, which a chosen lesson points to"
     return "unrelated", f"about {_names(topics)}, which the task does not touch"
+
+
+def family_gist(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+    """One line for a family: the subjects its lessons' lines name, most named first."""
+    lines = [line for _, line in parse.items(parse.section(prompt, "lessons"))]
+    counts: dict[str, int] = {}
+    for line in lines:
+        for name in world.topics_in(line) or world.outside_in(line):
+            counts[name] = counts.get(name, 0) + 1
+    named = sorted(counts, key=lambda t: -counts[t])  # stable: ties keep first mention
+    if len(named) > 1 and d.flip("gist"):
+        named = named[:-1]  # a summary that misses one subject
+    if not named:
+        return {"gist": "Assorted notes."}
+    shown = named[:4] + (["more"] if len(named) > 4 else [])
+    return {"gist": f"Lessons about {', '.join(shown)}."}
 
 
 def related(world: World, prompt: str, d: Draws) -> dict[str, Any]:

@@ -216,6 +216,7 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
     thin = " ".join(world.facts[f].terse for f in facts[1:])
     return {
         "relevance": {"prompt": task.prompt, "candidates": cands},
+        "family_gist": {"family": topic, "lessons": [candidate(by_topic[topic]), *cands[:2]]},
         "related": {"lesson": lesson(world, "n_new", facts[:1]), "candidates": cands},
         "reconcile": {
             "lesson": lesson(world, "n_new", [stale]),

@@ -19,6 +19,17 @@ TOPICS = (
 
 GLOBAL_TOPICS = frozenset({"retry", "cache", "cdn", "storage", "email", "gateway", "logging"})
 
+#: Subjects outside the world: no task ever needs them, and a line naming one is plainly
+#: about something else (the filler of a large synthetic store, `benchmarks/_synth_world.py`).
+OUTSIDE = (
+    "kiosk", "printer", "payroll", "greenhouse", "turbine", "forklift", "pharmacy", "orchard",
+    "elevator", "locker", "tram", "barcode", "parcel", "vending", "sprinkler", "furnace",
+    "ticketing", "carpool", "dialysis", "telescope", "harvester", "drone", "aquarium",
+    "boiler", "hangar", "kiln", "loom", "marina", "observatory", "quarry", "refinery",
+    "sawmill", "silo", "stadium", "tannery", "vineyard", "warehouse", "yacht", "zoo",
+    "bakery", "brewery", "cinema", "dairy", "ferry", "foundry", "garage", "hatchery",
+)  # fmt: skip
+
 THINGS = (
     ("port", "port"), ("timeout", "ms"), ("flag", "flag"), ("batch size", "int"),
     ("attempt limit", "int"), ("region", "region"), ("channel name", "name"),

@@ -184,6 +184,11 @@ class World:
         words = _WORD.findall(strip(text).lower())
         return list(dict.fromkeys(w for w in words if w in self.topics))
 
+    def outside_in(self, text: str) -> list[str]:
+        """The subjects outside the world (`vocab.OUTSIDE`) `text` names as whole words."""
+        words = _WORD.findall(strip(text).lower())
+        return list(dict.fromkeys(w for w in words if w in vocab.OUTSIDE))
+
     def kinds_in(self, text: str) -> set[str]:
         """The kinds of work `text` names: task verbs (in either form, as the base) and the
         objects tasks come in ("worker", "test suite"), as whole words."""

@@ -317,6 +317,11 @@ class Store:
         with self.graph() as g:
             return g.q(name, **params)
 
+    def reads(self, *queries: tuple[str, dict[str, Any]]) -> list[list[dict]]:
+        """Run several named read queries in one open of the graph (each open costs a sync)."""
+        with self.graph() as g:
+            return [g.q(name, **params) for name, params in queries]
+
     def reindex(self) -> SyncReport:
         """Rebuild the whole graph from the files."""
         with self.graph(full=True):

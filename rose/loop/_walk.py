@@ -1,0 +1,196 @@
+"""Recall's relevance walk, bounded: at most a budget of calls, each of at most
+`recall.max_candidates` lines, one level at a time (a level's chunks asked in parallel).
+
+One walk is one pass. The first pass starts from the apexes (or, when they do not fit one
+question, from their families, `rose.loop.families`); the second starts from the lines the
+first judged unrelated and shows the model the lessons the first chose (`found`), so a
+lesson only recognisable through another one's wording can be reached. A family judged
+anything but unrelated is opened (its apexes are the next level), a lesson judged
+`descend` has its children offered next. What a pass's budget (or the deadline) leaves
+unjudged is served, never dropped: the ranking puts it after everything judged relevant.
+The exception is a second pass's own starting lines: the first pass judged them already,
+so left unjudged they keep that verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from rose.loop import families
+from rose.store.facade import Store
+
+SERVED = ("relevant", "maybe", "unresolved")
+
+
+@dataclass
+class Walk:
+    """One pass's settings and what it records into the recall result."""
+
+    number: int  # 1: the first pass, 2: the second
+    budget: int  # most calls
+    found: list[dict] = field(default_factory=list)  # lessons shown in full (second pass)
+    rules: list[str] = field(default_factory=list)
+    calls: int = 0
+    chosen: list[str] = field(default_factory=list)  # ids this pass chose
+
+
+def run(
+    store: Store,
+    prompt: str,
+    judge: Any,
+    res: Any,
+    frontier: list[dict],
+    walk: Walk,
+    *,
+    started: float,
+    deadline_s: float,
+    again: bool = False,
+) -> None:
+    """Walk from `frontier` (each item a lesson row or a family item) until nothing is left
+    to open or `walk.budget` is spent. `again`: the frontier was judged by the first pass."""
+    rc = store.config.recall
+    depth = {i["id"]: 0 for i in frontier}
+    first = {i["id"] for i in frontier} if again else set()
+    seen = {i["id"] for i in frontier}
+    while frontier:
+        size = rc.max_candidates
+        chunks = [frontier[i : i + size] for i in range(0, len(frontier), size)]
+        left = deadline_s - (time.monotonic() - started)
+        out_of_time = left < min(judge.timeout_s, deadline_s) * 0.5
+        room = 0 if out_of_time else max(0, walk.budget - walk.calls)
+        asked, rest = chunks[:room], [i for c in chunks[room:] for i in c]
+        if rest:
+            why = "out of time" if out_of_time else f"pass {walk.number} call budget spent"
+            _left_over(store, res, walk, rest, first, depth, why)
+        if not asked:
+            return
+        answers = _ask(judge, prompt, asked, walk)
+        walk.calls += len(asked)
+        opened: list[dict] = []
+        descend: list[dict] = []
+        for chunk, answer in zip(asked, answers, strict=True):
+            res.rounds.append([families.line(i) for i in chunk])
+            res.passes.append(walk.number)
+            res.items.update((i["id"], i) for i in chunk)
+            given = {v.id: v for v in answer.verdicts}
+            for item in chunk:
+                opened += _judged(store, res, walk, item, given.get(item["id"]), depth, descend)
+        opened += _children(store, descend, res, walk, depth)
+        frontier = []
+        for item in families.stable(opened):
+            if item["id"] not in seen:
+                seen.add(item["id"])
+                frontier.append(item)
+
+
+def _ask(judge: Any, prompt: str, chunks: list[list[dict]], walk: Walk) -> list[Any]:
+    def one(chunk: list[dict]) -> Any:
+        ctx = {
+            "prompt": prompt,
+            "candidates": [families.line(i) for i in chunk],
+            "rules": walk.rules,
+            "found": walk.found,
+        }
+        return judge.ask("relevance", ctx)
+
+    if len(chunks) == 1:
+        return [one(chunks[0])]
+    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:  # one level, in parallel
+        return list(pool.map(one, chunks))
+
+
+def _judged(
+    store: Store,
+    res: Any,
+    walk: Walk,
+    item: dict,
+    v: Any,
+    depth: dict[str, int],
+    descend: list[dict],
+) -> list[dict]:
+    """Record the verdict on `item`; returns the apexes a family opens, and adds a lesson
+    to open to `descend`."""
+    from rose.loop.recall import Verdict
+
+    rc = store.config.recall
+    level = depth.get(item["id"], 0)
+    verdict, reason = (v.verdict, v.reason) if v else ("maybe", "no verdict given")
+    if families.is_family(item):
+        res.verdicts.append(Verdict(item["id"], item["title"], verdict, reason, level, walk.number))
+        if verdict == "unrelated":
+            return []
+        for m in item["members"]:
+            depth.setdefault(m["id"], level)
+        return list(item["members"])
+    if verdict == "descend" and level >= rc.max_depth:
+        verdict, reason = "unresolved", f"max depth {rc.max_depth}: {reason}"
+    res.verdicts.append(Verdict(item["id"], item["title"], verdict, reason, level, walk.number))
+    if verdict in SERVED:
+        _choose(res, walk, item)
+        return []
+    if verdict == "descend":
+        descend.append(item)
+    return []
+
+
+def _choose(res: Any, walk: Walk, item: dict) -> None:
+    if all(c["id"] != item["id"] for c in res.chosen):
+        res.chosen.append(item)
+        walk.chosen.append(item["id"])
+
+
+def _children(
+    store: Store, parents: list[dict], res: Any, walk: Walk, depth: dict[str, int]
+) -> list[dict]:
+    """The lessons one step below `parents` (one query); a parent with none is served."""
+    if not parents:
+        return []
+    rows = store.read("children", ids=[p["id"] for p in parents])
+    chosen = {i["id"] for i in res.chosen}
+    out: list[dict] = []
+    for parent in parents:
+        below = [r["lesson"] for r in rows if r["parent"] == parent["id"]]
+        if not below:  # nothing below: serve it
+            _choose(res, walk, parent)
+            res.decisions.append(f"{parent['id']} has nothing below it: served itself")
+        for c in below:
+            depth.setdefault(c["id"], depth.get(parent["id"], 0) + 1)
+            if c["id"] not in chosen:
+                out.append(c)
+    return out
+
+
+def _left_over(
+    store: Store,
+    res: Any,
+    walk: Walk,
+    items: list[dict],
+    first: set[str],
+    depth: dict[str, int],
+    why: str,
+) -> None:
+    """Lines no call of this pass could judge: served (a family's apexes in its place),
+    except a second pass's starting lines, which keep the first pass's verdict."""
+    from rose.loop.recall import Verdict
+
+    kept = [i for i in items if i["id"] in first]
+    if kept:
+        res.decisions.append(
+            f"{len(kept)} line(s) not asked again ({why}): the first pass's verdict stands"
+        )
+    served = 0
+    for item in (i for i in items if i["id"] not in first):
+        for lesson in item["members"] if families.is_family(item) else [item]:
+            level = depth.get(item["id"], 0)
+            res.verdicts.append(
+                Verdict(lesson["id"], lesson["title"], "unresolved", why, level, walk.number)
+            )
+            _choose(res, walk, lesson)
+            served += 1
+    if served:
+        res.decisions.append(f"{served} lesson(s) unresolved ({why}): served within the budget")
+    if served and why == "out of time":  # the machine's speed decided: said, never silent
+        res.out_of_time += served

@@ -1,0 +1,139 @@
+"""Recall's cost per prompt is bounded whatever the store's size: on a generated store of
+1,000 lessons (622 apexes, far past one question), every prompt makes at most
+`recall.judge_calls` first-pass calls and `recall.second_look_calls` more, and no call
+offers more than `recall.max_candidates` lines. Locks in the multi-level path: the first
+question offers families (their model-written gists once `families.refresh` wrote them),
+the next the apexes of the families opened, and the world's lesson the prompt needs is
+chosen through them. With a budget too small for the family level, its chunks are asked
+up to the budget and the families left over are served (ranked last, within the pack
+budget), never dropped silently. A family's gist is recomputed when its apexes change.
+
+The store is 1,000 lessons, not 10,000: 1,000 is already past `max_candidates` apexes
+(the multi-level path), writing and indexing it takes a few seconds once per test run
+(a session fixture), and 10,000 is measured by `benchmarks/recall_scale.py` instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from rose.judge.calls import Judge
+from rose.loop import families
+from rose.loop.recall import recall
+from rose.models import Node
+from rose.sim import SimulatedBackend, World
+from rose.store.facade import Store
+
+pytestmark = pytest.mark.graph
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+SIZE = 1000
+
+
+@pytest.fixture(scope="session")
+def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, World]:
+    """A 1,000-lesson store over world 0, written and indexed once per test run."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        synth = importlib.import_module("_synth_world")
+    finally:
+        sys.path.remove(str(BENCH))
+    world = World.generate(0)
+    folder = tmp_path_factory.mktemp("big") / "project"
+    built = synth.generate(folder / ".rose", SIZE, world)
+    assert built.lessons == SIZE
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ROSE_GLOBAL_HOME", str(folder.parent / "home" / ".rose"))
+        Store.open(folder).view()  # index once: the tests open it as it is
+    return folder, world
+
+
+def _judge(world: World, cache: Path | None) -> Judge:
+    return Judge(SimulatedBackend(world), cache_path=cache, events_path=None)
+
+
+def _bound(res, store: Store) -> None:
+    rc = store.config.recall
+    assert res.calls <= rc.judge_calls and res.second_calls <= rc.second_look_calls
+    assert len(res.rounds) == res.calls + res.second_calls
+    assert all(0 < len(r) <= rc.max_candidates for r in res.rounds)
+
+
+def test_every_prompt_is_bounded_and_walks_from_families(big, tmp_path: Path):
+    folder, world = big
+    store = Store.open(folder)
+    assert len(store.read("apexes", scope="")) > store.config.recall.max_candidates
+    judge = _judge(world, tmp_path / "cache")
+    assert families.refresh(store, judge) > 0  # the gists, off the prompt path
+    asked = judge.asked
+    for task in world.tasks[:12]:
+        res = recall(store, task.prompt, judge=judge)
+        assert not res.degraded, res.decisions
+        _bound(res, store)
+        top = res.rounds[0]
+        assert all(c["id"].startswith(families.PREFIX) for c in top)
+        assert all(c["gist"].startswith("Lessons about") for c in top)  # model-written
+        opened = {c["id"] for r in res.rounds[1:2] for c in r}
+        assert opened and not any(i.startswith(families.PREFIX) for i in opened)
+        chosen = {i["id"] for i in res.chosen}
+        needed = {f for f in task.needs if not world.facts[f].known}
+        held = {f for i in res.chosen for f in world.facts_in(i.get("full", ""))}
+        assert chosen and (needed & held), (task.id, res.decisions)
+    # the gists came from the cache: every backend request after refresh was a relevance call
+    assert all(call == "relevance" for call, _ in judge.backend.requests[asked:])
+
+
+def test_a_budget_too_small_serves_the_families_left_over(
+    big, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    folder, world = big
+    monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "12")
+    monkeypatch.setenv("ROSE_RECALL_JUDGE_CALLS", "3")
+    monkeypatch.setenv("ROSE_RECALL_SECOND_LOOK_CALLS", "0")
+    store = Store.open(folder)
+    n_families = len(families.groups(store.read("apexes", scope=""), {}))
+    assert n_families > 3 * 12  # the family level alone needs more than the budget
+    backend = SimulatedBackend(world)
+    judge = Judge(backend, cache_path=None, events_path=None)
+    res = recall(store, world.tasks[0].prompt, judge=judge)
+    assert res.calls == 3 and len(backend.requests) == 3  # asked in parallel, all counted
+    assert [len(r) for r in res.rounds] == [12, 12, 12]
+    unresolved = [v for v in res.verdicts if v.verdict == "unresolved"]
+    assert unresolved and all("budget spent" in v.reason for v in unresolved)
+    assert any("unresolved" in d and "served" in d for d in res.decisions)
+    assert res.chosen  # served within the pack budget
+    left_out = [d for d in res.decisions if "left out" in d]
+    assert left_out  # said, not silently dropped
+
+
+def test_offered_oldest_first_so_a_new_lesson_comes_last(big, tmp_path: Path):
+    folder, world = big
+    store = Store.open(folder)
+    apexes = store.read("apexes", scope="")
+    before = families.top_level(store, apexes, store.read("families"), _judge(world, None))
+    assert [i["id"] for i in before] == [i["id"] for i in families.stable(before)]
+    members = next(i["members"] for i in before if families.is_family(i))
+    stamps = [m["created"] for m in members]
+    assert stamps == sorted(stamps)
+
+
+def test_a_family_gist_is_recomputed_when_its_apexes_change(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "2")
+    world = World.generate(0)
+    topic = next(iter(world.topics))
+    for n, fact in enumerate(world.topics[topic].facts[:3]):
+        d = world.lesson([fact])
+        store.save(Node(id=f"n_fam{n:04d}", family=topic, title=d.title, gist=d.gist, body=d.body))
+    store = Store.open()
+    judge = _judge(world, tmp_path / "cache")
+    assert families.refresh(store, judge) == 1
+    assert families.refresh(store, judge) == 0  # cached: nothing changed
+    edited = store.get("n_fam0001").model_copy(update={"gist": "Another point entirely."})
+    store.save(edited)
+    assert families.refresh(Store.open(), judge) == 1  # one of its apexes changed: asked again
