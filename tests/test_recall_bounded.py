@@ -130,8 +130,10 @@ def test_a_family_gist_is_recomputed_when_its_apexes_change(
     for n, fact in enumerate(world.topics[topic].facts[:3]):
         d = world.lesson([fact])
         store.save(Node(id=f"n_fam{n:04d}", family=topic, title=d.title, gist=d.gist, body=d.body))
-    store = Store.open()
     judge = _judge(world, tmp_path / "cache")
+    assert families.refresh(Store.open(), judge) == 0  # the budget holds it: no question asked
+    monkeypatch.setenv("ROSE_RECALL_MAX_PACK_TOKENS", "10")
+    store = Store.open()
     assert families.refresh(store, judge) == 1
     assert families.refresh(store, judge) == 0  # cached: nothing changed
     edited = store.get("n_fam0001").model_copy(update={"gist": "Another point entirely."})

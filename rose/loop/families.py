@@ -102,7 +102,10 @@ def needed(store: Store, apexes: list[dict]) -> bool:
 def refresh(store: Store, judge: Any, *, limit: int | None = None) -> int:
     """Write the gist of every family whose apexes changed since its gist was written (or
     that has none), at most `limit`; returns how many were asked. Nothing when the apexes
-    fit one question (no family line is offered then)."""
+    fit one question (no family line is offered then), nor when the budget holds the whole
+    store (recall serves it unfiltered and asks no question at all)."""
+    if store.view().get("fits"):
+        return 0
     apexes, family_rows = store.reads(("apexes", {"scope": ""}), ("families", {}))
     if not needed(store, apexes):
         return 0
