@@ -17,7 +17,15 @@ from typing import Any
 
 import pytest
 
-from tests._e2e_rig import LoopbackRig, agent_posts, body_text, played, read_jsonl
+from rose.sim.hosts import (
+    attachments,
+    claude_env,
+    prompt_hook_ms,
+    prompt_to_reply_ms,
+    read_jsonl,
+    stamp,
+)
+from tests._e2e_rig import LoopbackRig, agent_posts, body_text, played
 
 __all__ = [
     "Rig",
@@ -52,16 +60,7 @@ class Rig(LoopbackRig):
     def __init__(self, root: Path, claude: str, *, seed: int = 0, size: str = "small"):
         super().__init__(root, claude, seed=seed, size=size)
         self.claude = claude
-        self.env.update(
-            {
-                "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{self.port}",
-                "ANTHROPIC_API_KEY": "sk-ant-fake-e2e-loopback",
-                "DISABLE_AUTOUPDATER": "1",
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "DISABLE_TELEMETRY": "1",
-                "DISABLE_ERROR_REPORTING": "1",
-            }
-        )
+        self.env.update(claude_env(self.port))
 
     def session(self, prompt: str, *extra: str) -> dict[str, Any]:
         """One `claude -p` run (Bash allowed, as a user who lets it run checks would); its
@@ -82,51 +81,3 @@ class Rig(LoopbackRig):
     def transcript(self, session: str) -> list[dict[str, Any]]:
         found = list((self.home / ".claude" / "projects").glob(f"*/{session}.jsonl"))
         return read_jsonl(found[0]) if found else []
-
-
-def attachments(transcript: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [
-        r["attachment"]
-        for r in transcript
-        if r.get("type") == "attachment" and (r.get("attachment") or {}).get("type") == kind
-    ]
-
-
-def stamp(record: dict[str, Any]) -> float:
-    from datetime import datetime
-
-    return datetime.fromisoformat(str(record["timestamp"]).replace("Z", "+00:00")).timestamp()
-
-
-def _first_prompt(transcript: list[dict[str, Any]]) -> dict[str, Any] | None:
-    return next((r for r in transcript if r.get("type") == "user" and "timestamp" in r), None)
-
-
-def prompt_hook_ms(transcript: list[dict[str, Any]]) -> float | None:
-    """Milliseconds from the prompt's record to the attachment the CLI writes with the
-    prompt hook's answer (its status line), by the CLI's own clock: the hook's wall time
-    as the host saw it, process start included."""
-    user = _first_prompt(transcript)
-    answer = next(
-        (
-            r
-            for r in transcript
-            if r.get("type") == "attachment"
-            and (r.get("attachment") or {}).get("type") == "hook_system_message"
-            and (r.get("attachment") or {}).get("hookEvent") == "UserPromptSubmit"
-        ),
-        None,
-    )
-    if user is None or answer is None:
-        return None
-    return round((stamp(answer) - stamp(user)) * 1000, 1)
-
-
-def prompt_to_reply_ms(transcript: list[dict[str, Any]]) -> float | None:
-    """Milliseconds from the prompt's record to the model's first reply, by the CLI's own
-    clock: the prompt hooks run in between (the loopback answers in about a millisecond)."""
-    user = _first_prompt(transcript)
-    reply = next((r for r in transcript if r.get("type") == "assistant" and "timestamp" in r), None)
-    if user is None or reply is None:
-        return None
-    return round((stamp(reply) - stamp(user)) * 1000, 1)

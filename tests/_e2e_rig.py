@@ -10,25 +10,15 @@ ROSE's detached jobs and the judge calls they make all reach 127.0.0.1 only, and
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from rose.sim.hosts import Server, read_jsonl, settle
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            continue  # a line being written
-    return out
+__all__ = ["LoopbackRig", "agent_posts", "body_text", "played", "read_jsonl", "unaided_task"]
 
 
 class LoopbackRig:
@@ -41,19 +31,10 @@ class LoopbackRig:
         self.home, self.project, self.log = root / "home", root / "project", root / "requests.jsonl"
         for folder in (self.home / "tmp", self.project):
             folder.mkdir(parents=True, exist_ok=True)
-        out = root / "loopback.out"
-        self._out = out.open("w")
-        self.server = subprocess.Popen(
-            [sys.executable, "-m", "rose.sim.loopback", "--log", str(self.log), "--seed",
-             str(seed), "--size", size, "--idle", "300", "--parent", str(os.getpid())],
-            stdout=self._out, stderr=subprocess.STDOUT, env=self._base_env(),
-        )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while "PORT" not in out.read_text():
-            if self.server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the loopback server did not start: {out.read_text()[-500:]}")
-            time.sleep(0.05)
-        self.port = int(out.read_text().split()[1])
+        self.server = Server(
+            self.log, root / "loopback.out", self._base_env(), seed=seed, size=size
+        )
+        self.port = self.server.port
         base = self._base_env()
         base["PATH"] = os.pathsep.join([str(Path(cli).parent), base["PATH"]])
         self.env = {
@@ -74,10 +55,7 @@ class LoopbackRig:
         return env
 
     def close(self) -> None:
-        if self.server.poll() is None:
-            self.server.terminate()
-            self.server.wait(10)
-        self._out.close()
+        self.server.close()
 
     def rose(self, *args: str) -> subprocess.CompletedProcess[str]:
         cp = subprocess.run(
@@ -89,20 +67,7 @@ class LoopbackRig:
 
     def settle(self, timeout: float = 90) -> None:
         """Wait until ROSE's detached jobs are done (none queued or running)."""
-        jobs = self.project / ".rose" / "jobs"
-        deadline = time.monotonic() + timeout
-        time.sleep(0.3)  # a SessionEnd hook's job is submitted as the CLI exits
-        while True:
-            states = []
-            for path in jobs.glob("*.json"):
-                try:
-                    states.append(json.loads(path.read_text()).get("state"))
-                except (OSError, ValueError):
-                    states.append("being written")
-            if not any(s in ("queued", "running", "being written") for s in states):
-                return
-            assert time.monotonic() < deadline, f"ROSE's jobs did not finish: {states}"
-            time.sleep(0.2)
+        settle(self.project, timeout)
 
     def requests(self) -> list[dict[str, Any]]:
         return read_jsonl(self.log)
