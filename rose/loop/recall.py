@@ -116,18 +116,18 @@ def _materialise(store: Store, chosen: list[dict]) -> list[dict]:
     """Chosen lessons with their injected forms rendered, in the same order."""
     if all("full" in i for i in chosen):
         return chosen
-    rows = {
-        r["lesson"]["id"]: r["lesson"]
-        for r in store.read("lesson_get", ids=[i["id"] for i in chosen])
-    }
-    shown = shortid.shortest(r["id"] for r in store.read("lesson_id_list"))
-    return [
-        recall_view.item(
-            rows[i["id"]], shown.get(i["id"]), recall_view.sources_of(store.read, rows[i["id"]])
-        )
-        for i in chosen
-        if i["id"] in rows
-    ]
+    with store.graph() as g:  # one open of the database for all three reads
+        rows = {
+            r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=[i["id"] for i in chosen])
+        }
+        shown = shortid.shortest(r["id"] for r in g.q("lesson_id_list"))
+        return [
+            recall_view.item(
+                rows[i["id"]], shown.get(i["id"]), recall_view.sources_of(g.q, rows[i["id"]])
+            )
+            for i in chosen
+            if i["id"] in rows
+        ]
 
 
 def recall(
