@@ -172,3 +172,22 @@ def test_refuses_to_spawn_under_pytest_without_opt_in(fake, monkeypatch):
 
 def test_is_a_backend():
     assert isinstance(CodexBackend(), Backend)
+
+
+@pytest.mark.parametrize(
+    ("version", "quiet"), [("0.171.0", True), ("0.172.3", True), ("0.120.0", False), ("", False)]
+)
+def test_a_judge_call_leaves_no_session_and_runs_no_user_hook_where_codex_can(
+    fake: Fake, monkeypatch: pytest.MonkeyPatch, version: str, quiet: bool
+):
+    """On a Codex with the flags, a call persists no rollout (`codex resume` would list it
+    among the user's sessions) and runs none of the user's hooks; an older Codex, or one
+    whose version cannot be read, gets neither flag rather than an error."""
+    from rose.model import _proc
+
+    monkeypatch.setattr(_proc, "_versions", {})
+    monkeypatch.setenv("FAKE_VERSION", version)
+    CodexBackend().complete("classify", "Classify this.", SCHEMA, timeout_s=20)
+    argv = fake.only_call()["argv"]
+    assert ("--ephemeral" in argv) is quiet
+    assert (argv[argv.index("--disable") + 1] == "hooks") if quiet else "--disable" not in argv

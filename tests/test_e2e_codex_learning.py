@@ -172,10 +172,11 @@ def _story(rig: CodexRig) -> tuple[float | None, ...]:
     rig.settle()
 
     # 3. compressed after successful uses; later sessions get the compressed form
+    ran: list[str] = []
     for _ in range(3):
         if rig.compressed():
             break
-        rig.session(prompt)
+        ran.append(rig.session(prompt)["session_id"])
         rig.settle()
     assert rig.compressed(), rig.nodes()
     top = max(rig.compressed(), key=lambda n: n["level"])
@@ -186,6 +187,10 @@ def _story(rig: CodexRig) -> tuple[float | None, ...]:
     assert lesson["id"][:10] not in blocks[0]  # the original is not served beside it
     assert played(later["requests"], "agent")[-1]["ok"] is True
     rig.settle()
+    # ROSE's judge calls (`codex exec --ephemeral`) left no rollout among the user's sessions
+    ran += [first["session_id"], second["session_id"], later["session_id"]]
+    rollouts = (rig.home / ".codex" / "sessions").glob("*/*/*/rollout-*.jsonl")
+    assert played(rig.requests(), "judge") and {p.stem[-36:] for p in rollouts} == set(ran)
 
     # 5. uninstall: the user's Codex settings as they were, and no ROSE hook runs any more
     rig.rose("uninstall", "--target", "codex")

@@ -7,6 +7,7 @@ suite, report a missing binary the same way and never leave an orphaned model ru
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -138,3 +139,21 @@ def _failure(binary: str, code: int, stderr: str, stdout: str) -> str:
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else ""
+
+
+_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+_versions: dict[str, tuple[int, int, int] | None] = {}
+
+
+def version(name: str, path: str, timeout_s: float) -> tuple[int, int, int] | None:
+    """The version `path --version` reports (None when it cannot be read), probed once per
+    binary per process: which flags a call may pass depends on it."""
+    if path not in _versions:
+        try:
+            result = run(name, [path, "--version"], stdin="", timeout_s=timeout_s)
+        except BackendFailed:
+            _versions[path] = None
+        else:
+            match = _VERSION.search(result.stdout)
+            _versions[path] = (int(match[1]), int(match[2]), int(match[3])) if match else None
+    return _versions[path]

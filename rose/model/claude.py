@@ -9,7 +9,6 @@ read into the judgement. The prompt goes on stdin; stdout is the JSON envelope o
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 import time
 from typing import Any
@@ -33,8 +32,6 @@ NO_HOOKS = json.dumps({"disableAllHooks": True}, separators=(",", ":"))
 # back to the `result` text when `structured_output` is missing (a known CLI bug).
 NATIVE_SCHEMA_SINCE = (2, 1, 0)
 _VERSION_PROBE_S = 15.0
-_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
-_versions: dict[str, tuple[int, int, int] | None] = {}
 
 
 def schema_contract(schema: dict[str, Any]) -> str:
@@ -47,15 +44,7 @@ def schema_contract(schema: dict[str, Any]) -> str:
 
 def claude_version(path: str, timeout_s: float = _VERSION_PROBE_S) -> tuple[int, int, int] | None:
     """The version `path --version` reports, read once per binary per process."""
-    if path not in _versions:
-        try:
-            result = _proc.run("claude", [path, "--version"], stdin="", timeout_s=timeout_s)
-        except BackendFailed:
-            _versions[path] = None
-        else:
-            match = _VERSION.search(result.stdout)
-            _versions[path] = (int(match[1]), int(match[2]), int(match[3])) if match else None
-    return _versions[path]
+    return _proc.version("claude", path, timeout_s)
 
 
 class ClaudeBackend:

@@ -5,16 +5,22 @@ holds the schema file and the answer file (and no AGENTS.md, so the project's ow
 instructions, ROSE's block included, stay out of the judgement). The prompt goes on
 stdin; the final message is read from ``--output-last-message``; usage comes from the
 ``--json`` event stream on stdout. The scratch directory is removed however the call ends.
+
+A call is not a session of the user's: on a Codex that has the flags (0.171 and newer, the
+release they were checked against; older ones get neither) it runs with `--ephemeral`, so
+no rollout lands among the user's sessions for `codex resume` to list, and with hooks
+disabled, so the user's own hooks do not run for ROSE's questions.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
-from rose.errors import AnswerInvalid, BackendFailed
+from rose.errors import AnswerInvalid, BackendFailed, BackendTimeout
 from rose.model import _proc
 from rose.model._schema import check_answer, extract_object
 from rose.model.base import BackendAnswer, Usage
@@ -24,6 +30,10 @@ PREAMBLE = (
     "edit files. Your final message must be exactly one JSON object fitting the output "
     "schema.\n\n"
 )
+
+
+QUIET_SINCE = (0, 171, 0)  # --ephemeral and --disable hooks, as checked
+_VERSION_PROBE_S = 15.0
 
 
 class CodexBackend:
@@ -40,13 +50,19 @@ class CodexBackend:
     ) -> BackendAnswer:
         _proc.ensure_spawn_allowed(self.name)
         path = _proc.resolve_binary(self.name, self.binary)
+        started = time.monotonic()
+        version = _proc.version(self.name, path, min(timeout_s, _VERSION_PROBE_S))
+        remaining = timeout_s - (time.monotonic() - started)  # the deadline covers the probe
+        if remaining <= 0:
+            raise BackendTimeout(self.name, timeout_s)
+        quiet = version is not None and version >= QUIET_SINCE
         with tempfile.TemporaryDirectory(prefix="rose-codex-") as scratch:
             schema_file = Path(scratch, "schema.json")
             answer_file = Path(scratch, "answer.json")
             schema_file.write_text(json.dumps(schema), encoding="utf-8")
-            argv = self._argv(path, schema_file, answer_file)
+            argv = self._argv(path, schema_file, answer_file, quiet=quiet)
             result = _proc.run(
-                self.name, argv, stdin=PREAMBLE + prompt, timeout_s=timeout_s, cwd=scratch
+                self.name, argv, stdin=PREAMBLE + prompt, timeout_s=remaining, cwd=scratch
             )
             text = answer_file.read_text(encoding="utf-8") if answer_file.exists() else ""
         events = _events(result.stdout)
@@ -56,7 +72,9 @@ class CodexBackend:
         data = check_answer(call, data, schema, text)
         return BackendAnswer(data=data, raw=text, usage=_usage(events, result.wall_s))
 
-    def _argv(self, path: str, schema_file: Path, answer_file: Path) -> list[str]:
+    def _argv(
+        self, path: str, schema_file: Path, answer_file: Path, *, quiet: bool = False
+    ) -> list[str]:
         argv = [
             path,
             "exec",
@@ -69,6 +87,8 @@ class CodexBackend:
             "read-only",
             "--skip-git-repo-check",
         ]
+        if quiet:
+            argv += ["--ephemeral", "--disable", "hooks"]
         if self.model:
             argv += ["-m", self.model]
         return [*argv, "-"]
