@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from rose.errors import BackendTimeout
 from rose.judge.calls import Judge
 from rose.loop import families
 from rose.loop.recall import recall
@@ -139,3 +140,65 @@ def test_a_family_gist_is_recomputed_when_its_apexes_change(
     edited = store.get("n_fam0001").model_copy(update={"gist": "Another point entirely."})
     store.save(edited)
     assert families.refresh(Store.open(), judge) == 1  # one of its apexes changed: asked again
+
+
+class _FailsOne:
+    """The simulated model, except that a call offering the line `poison` fails."""
+
+    name = "fails-one"
+
+    def __init__(self, world: World, poison: str):
+        self.inner, self.poison = SimulatedBackend(world), poison
+        self.failed = 0
+
+    def complete(self, call, prompt, schema, *, timeout_s):
+        if call == "relevance" and self.poison in prompt:
+            self.failed += 1
+            raise BackendTimeout("fails-one", timeout_s)
+        return self.inner.complete(call, prompt, schema, timeout_s=timeout_s)
+
+
+def test_one_failed_chunk_leaves_the_others_answers_standing(big, monkeypatch: pytest.MonkeyPatch):
+    """A level's chunks run in parallel; one that fails is served as left over (ranked
+    after everything judged), and recall does not degrade over it."""
+    folder, world = big
+    monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "40")
+    monkeypatch.setenv("ROSE_RECALL_SECOND_LOOK_CALLS", "0")
+    store = Store.open(folder)
+    top = families.top_level(store, families.stable(store.read("apexes", scope="")),
+                             store.read("families"), _judge(world, None))  # fmt: skip
+    assert len(top) > 40  # the family level is asked in two chunks or more
+    backend = _FailsOne(world, top[-1]["id"])  # the last chunk's last line
+    res = recall(
+        store, world.tasks[0].prompt, judge=Judge(backend, cache_path=None, events_path=None)
+    )
+    assert backend.failed == 1 and not res.degraded
+    judged = [v for v in res.verdicts if v.verdict in ("relevant", "maybe", "unrelated")]
+    assert judged  # the other chunks' answers stand
+    failed = [v for v in res.verdicts if v.reason.startswith("call failed")]
+    assert failed and all(v.verdict == "unresolved" for v in failed)
+
+
+def test_rendering_stops_once_the_picks_overflow_the_budget(big, monkeypatch: pytest.MonkeyPatch):
+    """A wide walk picks hundreds of lessons (left over, unjudged) for a block that holds a
+    few; rendering costs a query a compressed lesson, so only those that could fit are."""
+    from rose.loop import recall as recall_mod
+
+    folder, world = big
+    monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "12")
+    monkeypatch.setenv("ROSE_RECALL_JUDGE_CALLS", "3")
+    monkeypatch.setenv("ROSE_RECALL_SECOND_LOOK_CALLS", "0")
+    rendered: list[int] = []
+    real = recall_mod._materialise
+
+    def counting(store, chosen):
+        rendered.append(len(chosen))
+        return real(store, chosen)
+
+    monkeypatch.setattr(recall_mod, "_materialise", counting)
+    store = Store.open(folder)
+    res = recall(store, world.tasks[0].prompt, judge=_judge(world, None))
+    picked = sum(1 for v in res.verdicts if v.verdict != "unrelated")
+    assert picked > 100 and res.chosen
+    assert rendered and rendered[0] < picked / 4
+    assert len(res.chosen) <= rendered[0]

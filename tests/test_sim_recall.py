@@ -52,4 +52,6 @@ def test_recall_takes_the_model_path_on_the_default_world(store):
     verdicts = {v.id: v.verdict for v in res.verdicts}
     assert verdicts[ids[topic]] == "relevant"
     assert verdicts["n_wrong"] == "unrelated" and "n_wrong" not in chosen
-    assert verdicts["n_vague"] == "descend" and "n_vague" in chosen
+    vague = [v for v in res.verdicts if v.id == "n_vague"]
+    assert [v.verdict for v in vague] == ["descend", "relevant"] and "n_vague" in chosen
+    assert "nothing below" in vague[-1].reason  # served as the lesson the model asked about

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from rose.errors import RoseError
 from rose.loop import families
 from rose.store.facade import Store
 
@@ -52,7 +53,8 @@ def run(
     """Walk from `frontier` (each item a lesson row or a family item) until nothing is left
     to open or `walk.budget` is spent. `again`: the frontier was judged by the first pass."""
     rc = store.config.recall
-    depth = {i["id"]: 0 for i in frontier}
+    before = {v.id: v.depth for v in res.verdicts} if again else {}
+    depth = {i["id"]: before.get(i["id"], 0) for i in frontier}  # a second look goes no deeper
     first = {i["id"] for i in frontier} if again else set()
     seen = {i["id"] for i in frontier}
     while frontier:
@@ -69,9 +71,16 @@ def run(
             return
         answers = _ask(judge, prompt, asked, walk)
         walk.calls += len(asked)
+        failed = [a for a in answers if isinstance(a, RoseError)]
+        if failed and len(failed) == len(answers) and not res.verdicts:
+            raise failed[0]  # nothing was judged at all: recall degrades
         opened: list[dict] = []
         descend: list[dict] = []
         for chunk, answer in zip(asked, answers, strict=True):
+            if isinstance(answer, RoseError):  # the other chunks' answers stand
+                why = f"call failed ({type(answer).__name__})"
+                _left_over(store, res, walk, chunk, first, depth, why)
+                continue
             res.rounds.append([families.line(i) for i in chunk])
             res.passes.append(walk.number)
             res.items.update((i["id"], i) for i in chunk)
@@ -87,6 +96,8 @@ def run(
 
 
 def _ask(judge: Any, prompt: str, chunks: list[list[dict]], walk: Walk) -> list[Any]:
+    """Each chunk's answer, or the RoseError its call ended with."""
+
     def one(chunk: list[dict]) -> Any:
         ctx = {
             "prompt": prompt,
@@ -94,7 +105,10 @@ def _ask(judge: Any, prompt: str, chunks: list[list[dict]], walk: Walk) -> list[
             "rules": walk.rules,
             "found": walk.found,
         }
-        return judge.ask("relevance", ctx)
+        try:
+            return judge.ask("relevance", ctx)
+        except RoseError as exc:
+            return exc
 
     if len(chunks) == 1:
         return [one(chunks[0])]
@@ -136,10 +150,15 @@ def _judged(
     return []
 
 
-def _choose(res: Any, walk: Walk, item: dict) -> None:
-    if all(c["id"] != item["id"] for c in res.chosen):
-        res.chosen.append(item)
+def _choose(res: Any, walk: Walk | None, item: dict) -> bool:
+    """Add `item` to what recall serves (and, with `walk`, to what that pass found);
+    False when it was chosen already."""
+    if any(c["id"] == item["id"] for c in res.chosen):
+        return False
+    res.chosen.append(item)
+    if walk is not None:
         walk.chosen.append(item["id"])
+    return True
 
 
 def _children(
@@ -153,7 +172,14 @@ def _children(
     out: list[dict] = []
     for parent in parents:
         below = [r["lesson"] for r in rows if r["parent"] == parent["id"]]
-        if not below:  # nothing below: serve it
+        if not below:  # nothing below: serve it, ranked as the lesson the model asked about
+            from rose.loop.recall import Verdict
+
+            level = depth.get(parent["id"], 0)
+            why = "asked to descend, nothing below it: served itself"
+            res.verdicts.append(
+                Verdict(parent["id"], parent["title"], "relevant", why, level, walk.number)
+            )
             _choose(res, walk, parent)
             res.decisions.append(f"{parent['id']} has nothing below it: served itself")
         for c in below:
@@ -188,9 +214,9 @@ def _left_over(
             res.verdicts.append(
                 Verdict(lesson["id"], lesson["title"], "unresolved", why, level, walk.number)
             )
-            _choose(res, walk, lesson)
-            served += 1
+            if _choose(res, None, lesson):  # served, but found by no judgement of this pass
+                served += 1
+                if why == "out of time":  # the machine's speed decided: said, never silent
+                    res.unjudged.add(lesson["id"])
     if served:
         res.decisions.append(f"{served} lesson(s) unresolved ({why}): served within the budget")
-    if served and why == "out of time":  # the machine's speed decided: said, never silent
-        res.out_of_time += served

@@ -60,6 +60,7 @@ class RecallResult:
     view: dict = field(default_factory=dict)
     rules: list[str] = field(default_factory=list)  # ids of the selection rules given
     out_of_time: int = 0  # lessons served unjudged because the deadline was near
+    unjudged: set[str] = field(default_factory=set, repr=False)  # those ids, before the budget
     passes: list[int] = field(default_factory=list)  # which pass asked each of `rounds`
     second_calls: int = 0  # the second pass's relevance calls
     second_found: list[str] = field(default_factory=list)  # ids only the second pass chose
@@ -104,6 +105,21 @@ def _within(items: list[dict], room: int) -> list[dict]:
         if used + cost <= room:
             out.append(item)
             used += cost
+    return out
+
+
+def _likely(items: list[dict], room: int) -> list[dict]:
+    """The first of `items` that could fit `room` by their estimates, up to twice the room:
+    rendering costs a query a compressed lesson, so a wide walk's hundreds of picks are not
+    all rendered to serve the few that fit."""
+    out, used = [], 0
+    for item in items:
+        cost = recall_view.estimate(item) + 1
+        if cost <= room:
+            out.append(item)
+            used += cost
+            if used > 2 * room:
+                break
     return out
 
 
@@ -168,7 +184,9 @@ def recall(
         return _degrade(res, store, budget, _short(exc))
     rank = {v.id: (_ORDER.get(v.verdict, 9), v.pass_no) for v in res.verdicts}
     picked = sorted(res.chosen, key=lambda item: (*rank.get(item["id"], (9, 9)), -item["level"]))
-    res.chosen = _within(_materialise(store, picked), _room(view, budget))
+    room = _room(view, budget)
+    res.chosen = _within(_materialise(store, _likely(picked, room)), room)
+    res.out_of_time = sum(1 for i in res.chosen if i["id"] in res.unjudged)
     dropped = len(picked) - len(res.chosen)
     if dropped:
         res.decisions.append(f"{dropped} chosen lesson(s) left out: over the {budget}-token budget")
