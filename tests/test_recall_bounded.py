@@ -111,15 +111,38 @@ def test_a_budget_too_small_serves_the_families_left_over(
     assert left_out  # said, not silently dropped
 
 
-def test_offered_oldest_first_so_a_new_lesson_comes_last(big, tmp_path: Path):
-    folder, world = big
-    store = Store.open(folder)
-    apexes = store.read("apexes", scope="")
-    before = families.top_level(store, apexes, store.read("families"), _judge(world, None))
-    assert [i["id"] for i in before] == [i["id"] for i in families.stable(before)]
-    members = next(i["members"] for i in before if families.is_family(i))
-    stamps = [m["created"] for m in members]
-    assert stamps == sorted(stamps)
+def test_offered_oldest_first_so_a_new_lesson_comes_last(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """What a new lesson changes comes last: the lines offered before it are the first lines
+    offered after it, whether it joins a family or starts one (hosts cache a stable prefix)."""
+    monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "3")
+    world = World.generate(0)
+    topics = list(world.topics)[:4]
+    for n, topic in enumerate(topics * 2):
+        d = world.lesson([world.topics[topic].facts[n // 4]])
+        store.save(Node(id=f"n_ord{n:04d}", family=topic, title=d.title, gist=d.gist, body=d.body))
+
+    def offered() -> tuple[list[str], dict[str, list[str]]]:
+        s = Store.open()
+        top = families.top_level(s, s.read("apexes", scope=""), s.read("families"), judge)
+        return [i["id"] for i in top], {i["id"]: [m["id"] for m in i["members"]] for i in top
+                                        if families.is_family(i)}  # fmt: skip
+
+    judge = _judge(world, None)
+    lines, members = offered()
+    assert len(lines) == 4 and all(len(m) == 2 for m in members.values())
+    d = world.lesson([world.topics[topics[0]].facts[2]])  # joins a family
+    store.save(Node(id="n_ord_new1", family=topics[0], title=d.title, gist=d.gist, body=d.body))
+    joined, joined_members = offered()
+    assert joined == lines
+    family = families.PREFIX + topics[0]
+    assert joined_members[family] == [*members[family], "n_ord_new1"]
+    other = list(world.topics)[5]
+    d = world.lesson([world.topics[other].facts[0]])  # starts a family of its own
+    store.save(Node(id="n_ord_new2", family=other, title=d.title, gist=d.gist, body=d.body))
+    started, _ = offered()
+    assert started == [*lines, "n_ord_new2"]
 
 
 def test_a_family_gist_is_recomputed_when_its_apexes_change(
