@@ -174,6 +174,14 @@ class Routing(_Section):
             " when it binds, the rules with the worst record drop out first."
         ),
     )
+    propose_after: int = Field(
+        2,
+        ge=1,
+        description=(
+            "Distinct sessions that must propose the same selection rule (the same kind of"
+            " task, the same selection mistake) before reflection writes it; 1 writes it at once."
+        ),
+    )
 
 
 class Reflect(_Section):

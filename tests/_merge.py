@@ -63,7 +63,9 @@ def pair(project: Path, seed: int = 0, *, verbose: bool = False, co_uses: int = 
 
 @cache
 def _worked(seed: int) -> tuple[World, list]:
-    world = World.generate(seed, size="small")
+    # Without homonyms: a lesson served beside another for a borrowed name is co-served
+    # without being co-used, and these pin merging lessons that work together.
+    world = World.generate(seed, size="small", homonyms=0)
     return world, [ep for ep in examples.episodes(world) if ep.accepted]
 
 

@@ -65,6 +65,8 @@ def test_a_bridged_topic_is_reachable_only_after_the_bridging_lesson_is_read():
             if not task.hidden:
                 continue
             shown = [lessons[t] for t in task.topics]
+            # ...and the lessons whose gists borrow a shown topic's name (homonyms).
+            shown += [lessons[h] for h, b in world.homonyms.items() if b in task.topics]
             target = lessons[task.hidden[0]]["id"]
             cands = [examples.candidate(v) for v in lessons.values()]
             first = _verdicts(judge, task.prompt, cands)

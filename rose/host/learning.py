@@ -327,7 +327,9 @@ def reflect_on(
     if found.proposed:  # where the knowledge was: selection rules, each judged for its form
         from rose.loop import route
 
-        found.rules, _ = route.from_reflection(store, judge, found.proposed, source=stretch)
+        found.rules, _ = route.from_reflection(
+            store, judge, found.proposed, source=stretch, session=session_id
+        )
     # A digest reflector's verdicts rank with `assess`: it read no more than a digest.
     reflection.record(root, session_id, turn, found, source="background")
     if found.failed and source != "session-end":  # the rest of the session can use detail

@@ -5,10 +5,13 @@ the testing lessons before running pytest"). Reflection proposes rules after wat
 session, and `rose route --when --then` teaches one by hand; either way the form is
 judged before anything is written (`rule_form`, a model call: is it conditioned on a kind
 of task, is it a verdict on one lesson), and a rule of the wrong form is refused with the
-judge's reason. Rules are files under `.rose/routing/`, never lessons: recall's own
-mechanism never retrieves them, and they are given, whole, to every selection question of
-the relevance walk (`rose.loop.recall`), capped by `routing.max_tokens`. When the store
-fits the budget there is no selection, so rules cost nothing.
+judge's reason. A rule a reflection proposes is written only once enough distinct sessions
+proposed it (`routing.propose_after`, 2 by default): one session's mistake may be noise, the
+same mistake on the same kind of task twice is a pattern. Rules are files under
+`.rose/routing/`, never lessons: recall's own mechanism never retrieves them, and they are
+given, whole, to every selection question of the relevance walk (`rose.loop.recall`),
+capped by `routing.max_tokens`. When the store fits the budget there is no selection, so
+rules cost nothing.
 
 Each rule's record is counted from the episodes whose selection was given it (the prompt
 hook logs the rule ids with the unit; absorption writes them into the episode): the
@@ -99,17 +102,30 @@ def teach(
 
 
 def from_reflection(
-    store: Store, judge: Any, proposed: list[Any], *, source: str
+    store: Store, judge: Any, proposed: list[Any], *, source: str, session: str = ""
 ) -> tuple[list[str], list[str]]:
     """Write the rules a reflection proposed: (ids written, reasons for those refused).
 
-    A failed form judgement refuses the rule (an unjudged rule is never written)."""
-    if not store.config.routing.enabled:
+    A proposal is recorded first, for `session` (default: `source`), and a rule is written
+    only once `routing.propose_after` distinct sessions proposed it: the same kind of task
+    seen again with the same selection mistake, not one session's accident. Its form is
+    judged then, and a failed form judgement refuses the rule (an unjudged rule is never
+    written). A rule already written is written again by no one."""
+    cfg = store.config.routing
+    if not cfg.enabled:
         return [], []
+    known = {r.id for r in store.rules()[0]}
     written, refused = [], []
     for p in proposed:
+        when, then = p.when.strip(), p.then.strip()
+        rid = rule_id(when, then)
+        if when and then and rid not in known:
+            seen = store.propose_rule(rid, when, then, session=session or source)
+            if seen < cfg.propose_after:
+                store.log("route", {"proposed": rid, "sessions": seen})
+                continue
         try:
-            written.append(teach(store, p.when, p.then, judge=judge, origin="reflection",
+            written.append(teach(store, when, then, judge=judge, origin="reflection",
                                  source=source).id)  # fmt: skip
         except RuleRefused as exc:
             refused.append(exc.reason)

@@ -53,6 +53,7 @@ SIMULATED_KNOBS: dict[str, type] = {
     "noise": float,
     "under_report": float,
     "over_cut": float,
+    "homonyms": int,  # topics whose facts borrow another's name (default: the size's)
 }
 
 _KIND_WORDS = {int: "a whole number", float: "a number", str: "a word"}
@@ -107,7 +108,7 @@ def _simulated(model: str = "") -> Backend:
     seed = int(knobs.get("seed", 0))
     try:
         return SimulatedBackend(
-            _world(seed, str(knobs.get("size", "default"))),
+            _world(seed, str(knobs.get("size", "default")), _count(knobs.get("homonyms"))),
             seed=seed,
             noise=float(knobs.get("noise", 0.0)),
             under_report=float(knobs.get("under_report", 0.0)),
@@ -117,9 +118,13 @@ def _simulated(model: str = "") -> Backend:
         raise BackendUnavailable("simulated", f"model {model!r}: {exc}") from None
 
 
+def _count(value: int | float | str | None) -> int | None:
+    return None if value is None else int(value)
+
+
 @lru_cache(maxsize=4)
-def _world(seed: int, size: str) -> Any:
+def _world(seed: int, size: str, homonyms: int | None = None) -> Any:
     """A world is immutable and takes tens of milliseconds to draw: once a process will do."""
     from rose.sim.world import World
 
-    return World.generate(seed, size=size)
+    return World.generate(seed, size=size, homonyms=homonyms)

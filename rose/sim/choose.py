@@ -10,7 +10,13 @@ select, scope and reconcile. Each reads only what its prompt shows.
   rule whose condition the task meets (it names a topic the task names, and any kind of
   work it names, a verb or an object, is the task's) brings the topics its advice names
   in as if the task named them, or, when its advice says they do not apply (``nothing``,
-  ``skip``), judges lessons only about them unrelated.
+  ``skip``), judges the lessons of those topics unrelated: a line whose title's topic (the
+  first it names) is one of them, or naming only them.
+- ``relevance`` and ``select`` take a word for its topic wherever it stands: a gist saying
+  "deploy, including deploy migrations" (the deploy pipeline's migrations step, a homonym)
+  reads as about the migrations topic too, so the deploy lesson is chosen for migrations
+  work. Nothing in a line tells the two senses apart; a rule to skip the deploy lessons
+  when the task touches migrations does.
 - ``rule_form`` reads the rule's words: conditioned when its condition names a topic or a
   kind of work the world's tasks come in (a verb or an object of a task's wording), about
   one lesson when it names a lesson id.
@@ -75,6 +81,13 @@ def _follow(world: World, prompt: str, asked: set[str]) -> tuple[set[str], set[s
     return read, skip - read
 
 
+def _skipped(world: World, line: str, skip: set[str]) -> bool:
+    """A candidate line is one of the lessons a rule says do not apply: the topic it leads
+    with (its title's) is one of them, or every topic it names is."""
+    topics = world.topics_in(line)
+    return bool(topics) and (topics[0] in skip or set(topics) <= skip)
+
+
 def relevance(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     asked = set(world.topics_in(parse.section(prompt, "task")))
     read, skip = _follow(world, prompt, asked)
@@ -83,8 +96,11 @@ def relevance(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     verdicts = []
     for cid, line in parse.items(parse.section(prompt, "candidates")):
         topics = set(world.topics_in(line))
-        if topics and topics <= skip:
-            verdict, reason = "unrelated", f"a selection rule says {_names(topics)} does not apply"
+        if _skipped(world, line, skip):
+            verdict, reason = (
+                "unrelated",
+                f"a selection rule says {_names(topics & skip)} does not apply",
+            )
         elif not topics and world.outside_in(line):
             outside = set(world.outside_in(line))
             verdict, reason = "unrelated", f"about {_names(outside)}, which the task does not touch"
@@ -146,7 +162,7 @@ def select(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     selected = []
     for cid, line in parse.items(parse.section(prompt, "candidates")):
         topics = set(world.topics_in(line))
-        shared = topics & wanted if not (topics and topics <= skip) else set()
+        shared = topics & wanted if not _skipped(world, line, skip) else set()
         if bool(shared) != d.flip(cid):
             selected.append({"id": cid, "reason": f"the work touches {_names(shared)}"})
     return {"selected": selected}

@@ -1,4 +1,5 @@
-"""Drawing a world from a seed: topics, their facts in prose, conflicts, bridges, tasks."""
+"""Drawing a world from a seed: topics, their facts in prose, conflicts, bridges, tasks, and
+homonyms (a topic's name used in another topic's wording, in that topic's own sense)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ def generate(
     conflicts: int,
     known: int,
     bridges: int,
+    homonyms: int = 0,
 ) -> World:
     from rose.sim.world import Topic
 
@@ -56,6 +58,9 @@ def generate(
     }
     world = cls(seed, world_topics, facts, ())
     made = tuple(_task(rng, world, i, pairs) for i in range(tasks))
+    # Homonyms only reword facts, from a draw of their own: the rest of the world is the same
+    # with or without them.
+    _add_homonyms(random.Random(f"homonyms:{seed}"), facts, made, homonyms)
     return cls(seed, world_topics, facts, made)
 
 
@@ -93,6 +98,24 @@ def _detail(fid: str, topic: str, thing: str, val: str, **extra: Any) -> Fact:
     return Fact(fid, base, topic, "detail", thing, text, terse, value=val, phrase=val, **extra)
 
 
+def principle_text(about: str, action: str, marker: str) -> tuple[str, str]:
+    """(verbose, terse) sentences saying that work on `about` must `action`."""
+    verbose = (
+        f"When working on {about}, always {action} {marker}, because skipping it breaks "
+        "things in ways that only show up later."
+    )
+    return verbose, f"For {about}, {action} {marker}."
+
+
+def trap_text(about: str, default: str, override: str, marker: str) -> tuple[str, str]:
+    """(verbose, terse) sentences saying that `about` must `override`, not `default`."""
+    verbose = (
+        f"Most code bases {default}, but {about} here must {override} {marker}; the usual "
+        "default fails without any error."
+    )
+    return verbose, f"For {about}, never {default}: {override} {marker}."
+
+
 def _fact(rng: random.Random, fid: str, topic: str, kind: str, pick: Any) -> Fact:
     from rose.sim.world import Fact
 
@@ -102,18 +125,10 @@ def _fact(rng: random.Random, fid: str, topic: str, kind: str, pick: Any) -> Fac
         return _detail(fid, topic, thing, value(rng, value_kind, topic))
     if kind == "principle":
         action = pick
-        text = (
-            f"When working on {topic}, always {action} {m}, because skipping it breaks "
-            "things in ways that only show up later."
-        )
-        terse = f"For {topic}, {action} {m}."
+        text, terse = principle_text(topic, action, m)
         return Fact(fid, fid, topic, "principle", "approach", text, terse, phrase=action)
     default, override = pick
-    text = (
-        f"Most code bases {default}, but {topic} here must {override} {m}; the usual "
-        "default fails without any error."
-    )
-    terse = f"For {topic}, never {default}: {override} {m}."
+    text, terse = trap_text(topic, default, override, m)
     return Fact(fid, fid, topic, "trap", "default", text, terse, phrase=override, wrong=default)
 
 
@@ -161,6 +176,58 @@ def _add_bridges(
         )  # fmt: skip
         pairs.append((fid, src, dst))
     return pairs
+
+
+def _add_homonyms(
+    rng: random.Random, facts: dict[str, Fact], tasks: tuple[Task, ...], n: int
+) -> None:
+    """Reword facts of `n` topics so that they name another topic in their own sense ("the
+    deploy migrations port": deploy's migrations step, not the migrations topic's work).
+
+    The borrowed name is a topic that tasks name on their own (the most worked first: the
+    words an area uses most are the ones other areas come to share), and the reworded facts are
+    ones tasks of the host topic need, so both kinds of work happen; a fact is reworded only
+    when no fact of the borrowed topic says the same thing (the words would state both).
+    """
+    alone: dict[str, int] = {}
+    for t in tasks:
+        if len(t.topics) == 1 and not t.hidden:
+            alone[t.topics[0]] = alone.get(t.topics[0], 0) + 1
+    order = rng.sample(sorted(alone), len(alone))
+    needed = {f for t in tasks for f in t.needs}
+    taken: set[str] = set()
+    for borrowed in sorted(order, key=lambda t: -alone[t]):  # the most worked names first
+        if n <= 0:
+            return
+        if borrowed in taken:
+            continue
+        phrases = {f.phrase for f in facts.values() if f.topic == borrowed}
+        hosts: dict[str, list[Fact]] = {}
+        for f in facts.values():
+            if (
+                f.id in needed and f.topic not in taken | {borrowed} and f.base == f.id
+                and not f.mentions and not f.known and f.phrase not in phrases
+            ):  # fmt: skip
+                hosts.setdefault(f.topic, []).append(f)
+        if not hosts:
+            continue
+        host = rng.choice(sorted(hosts))
+        pool = sorted(hosts[host], key=lambda f: f.id)
+        for old in rng.sample(pool, min(len(pool), rng.randint(1, 2))):
+            facts[old.id] = _reworded(old, f"{host} {borrowed}", borrowed)
+        taken |= {host, borrowed}
+        n -= 1
+
+
+def _reworded(old: Fact, about: str, borrowed: str) -> Fact:
+    m = mark(FACT, old.id)
+    if old.kind == "detail":
+        text, terse = detail_text(about, old.subject, old.value, m)
+    elif old.kind == "principle":
+        text, terse = principle_text(about, old.phrase, m)
+    else:
+        text, terse = trap_text(about, old.wrong, old.phrase, m)
+    return replace(old, text=text, terse=terse, homonym=borrowed)
 
 
 def _pick(rng: random.Random, world: World, topic: str, k: int) -> list[str]:

@@ -22,7 +22,10 @@ rank_repairs. Each reads only what its prompt shows, as a real model would.
   one to skip a topic whose served lessons it found unused, with no used lesson about it,
   when the prompt says recall chose them: "when the task touches <a topic it names>:
   nothing in the <that topic> lessons applies" (what the task said and what the
-  reflector saw chosen, served and used).
+  reflector saw chosen, served and used). It proposes a rule from each session that shows
+  the mistake; the harness writes it only once enough sessions have (`rose.loop.route`).
+  A lesson served for a homonym (its gist borrows the task's topic's name) is such a
+  mistake, made again on every task naming that topic.
 - ``rank_repairs`` reads words only: the topics, subjects, wrong values and defaults a
   symptom names, and the same in each claim. A symptom never says which fact was
   missing, so claims sharing its topic and subject tie, and the tie is drawn.

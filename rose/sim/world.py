@@ -6,7 +6,13 @@ a constant, a flag) and a ``trap`` (overrides a wrong default). A few details co
 two conflicting variants (the true one and a stale one); a few principles are already
 known to the agent, so a lesson holding only them is redundant. A *bridge* fact of one
 topic names another topic, and some tasks need that other topic without their prompt
-naming it: they are only reachable through the bridging lesson's wording.
+naming it: they are only reachable through the bridging lesson's wording. A *homonym* is a topic's
+name used in another topic's wording in that topic's own sense, as real areas share words
+("migrations" of the database and the deploy pipeline's migrations step): a few facts of a
+host topic are worded "the deploy migrations port ...", and a lesson holding one says so in
+its gist ("What to know about deploy, including deploy migrations"), so a reader matching
+the words takes it for a lesson about the other topic. No task needs those facts for that
+topic: the tasks naming the borrowed topic need its own facts.
 
 The world also reads prose back, the way a model reads words: `topics_in` finds topics
 named as whole words, `facts_in` the facts a text carries (their markers), and `stated`
@@ -43,6 +49,7 @@ SIZES: dict[str, dict[str, int]] = {
     "large": {"topics": 50, "facts_per_topic": 10, "tasks": 160, "conflicts": 8, "known": 12},
 }
 _BRIDGES = {"small": 2, "default": 4, "large": 8}
+_HOMONYMS = {"small": 1, "default": 3, "large": 6}
 
 _WORD = re.compile(r"[a-z0-9_]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -63,6 +70,7 @@ class Fact:
     value: str = ""  # a detail's value
     phrase: str = ""  # the words that identify it: a detail's value, an action, an override
     wrong: str = ""  # a trap's wrong default ("treat a 200 status as success")
+    homonym: str = ""  # a topic whose name its wording uses in its own topic's sense
 
     @property
     def marker(self) -> str:
@@ -124,6 +132,7 @@ class World:
         conflicts: int | None = None,
         known: int | None = None,
         bridges: int | None = None,
+        homonyms: int | None = None,
     ) -> World:
         """A world drawn from `seed`: the same seed always gives the same world.
 
@@ -140,8 +149,9 @@ class World:
             "conflicts": conflicts,
             "known": known,
             "bridges": bridges,
+            "homonyms": homonyms,
         }
-        counts = {**SIZES[size], "bridges": _BRIDGES[size]}
+        counts = {**SIZES[size], "bridges": _BRIDGES[size], "homonyms": _HOMONYMS[size]}
         counts.update({k: v for k, v in given.items() if v is not None})
         return generate(cls, seed, **counts)
 
@@ -150,6 +160,11 @@ class World:
     @property
     def known(self) -> frozenset[str]:
         return frozenset(f.id for f in self.facts.values() if f.known)
+
+    @property
+    def homonyms(self) -> dict[str, str]:
+        """Each topic whose facts' wording borrows another topic's name: host -> borrowed."""
+        return {f.topic: f.homonym for f in self.facts.values() if f.homonym}
 
     def task(self, task_id: str) -> Task:
         for task in self.tasks:
@@ -222,11 +237,19 @@ class World:
     # -- writing lessons -------------------------------------------------------------
 
     def gist(self, fact_ids: list[str] | tuple[str, ...]) -> str:
-        """One sentence, as a writer would put it: it names at most two of the topics."""
+        """One sentence, as a writer would put it: it names at most two of the topics, and
+        the subjects its facts word with another topic's name (a homonym) as they word them."""
         names = list(dict.fromkeys(self.facts[f].topic for f in fact_ids))
         if not names:
             return "Notes on nothing in particular."
         about = " and ".join(names[:2]) if len(names) <= 2 else f"{names[0]}, {names[1]} and more"
+        shared = dict.fromkeys(
+            f"{fact.topic} {fact.homonym}"
+            for fact in (self.facts[f] for f in fact_ids)
+            if fact.homonym and fact.topic in names[:2]
+        )
+        if shared:
+            about += f", including {' and '.join(shared)}"
         n = len(fact_ids)
         return f"What to know about {about}: {n} point{'s' if n != 1 else ''}."
 

@@ -665,6 +665,12 @@ class Store:
 
         return routing.delete(self.primary.routing, rule_id)
 
+    def propose_rule(self, rule_id: str, when: str, then: str, *, session: str) -> int:
+        """Record that `session` proposed a rule; how many distinct sessions have."""
+        from rose.store import routing
+
+        return routing.propose(self.primary.routing, rule_id, when, then, session)
+
     # -- health and events -----------------------------------------------------------------
 
     def problems(self, g: Graph) -> list[Problem]:

@@ -6,10 +6,17 @@ episodes that name it (`rule_record` in `rose/queries`). Rules live in the proje
 only; they are not lessons, so the graph's lesson tables never see them and recall's own
 mechanism never retrieves them. A file that cannot be read is reported by path with the
 reason, and the other rules still load.
+
+Before reflection writes a rule, the sessions that proposed it are recorded under
+`routing/proposed/`: one file a rule and session (`<rule id>.<session digest>.yaml`),
+written once and never edited, so concurrent reflectors lose nothing and teammates'
+proposals merge through git like episodes. The rule is written once enough distinct
+sessions proposed it (`routing.propose_after`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import yaml
@@ -70,9 +77,28 @@ def load_all(folder: Path) -> tuple[list[RoutingRule], list[LessonFileError]]:
 
 
 def delete(folder: Path, rule_id: str) -> bool:
-    """Remove rule `rule_id`; False when there is no such rule."""
+    """Remove rule `rule_id` and the proposals that led to it (proposed again, it must
+    clear the bar again); False when there is no such rule."""
     path = rule_path(folder, rule_id)
+    for proposal in proposals(folder, rule_id):
+        proposal.unlink(missing_ok=True)
     if not path.is_file():
         return False
     path.unlink()
     return True
+
+
+def proposals(folder: Path, rule_id: str) -> list[Path]:
+    """The files recording the sessions that proposed rule `rule_id`."""
+    return sorted((folder / "proposed").glob(f"{rule_id}.*.yaml"))
+
+
+def propose(folder: Path, rule_id: str, when: str, then: str, session: str) -> int:
+    """Record that `session` proposed rule `rule_id`; how many distinct sessions have."""
+    digest = hashlib.sha256(session.encode()).hexdigest()[:12]
+    path = folder / "proposed" / f"{rule_id}.{digest}.yaml"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = {"rule": rule_id, "when": when, "then": then, "session": session}
+        write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+    return len(proposals(folder, rule_id))
