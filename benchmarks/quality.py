@@ -37,7 +37,8 @@ empty store and mints its lessons from the sessions themselves. The arms:
   given its tools, called in-process through the server's own door (`rose.loop.pull.call`):
   after a failed check the agent may `recall` with the symptoms or `show` a compressed
   lesson, and try again in the same turn (`rose.sim.pulling`), so that what pulling buys
-  and costs beside ``rose`` is measured; only when asked for.
+  and costs beside ``rose`` is measured (``rose-seeded-pull`` beside ``rose-seeded``: a
+  store that holds what the tasks need from the start); only when asked for.
 
 Figures are the world's (`rose.sim.scoreboard`), after warm-up (the second half of each
 stream), pooled over the seeds: first-attempt task success, injected tokens per prompt
@@ -97,20 +98,20 @@ ARMS = (
 )  # fmt: skip
 OPTIONAL = (
     "rose-seeded", "rose-seeded-norules", "rose-twopass", "rose-seeded-twopass", "rose-noise20",
-    "rose-pull",
+    "rose-pull", "rose-seeded-pull",
 )  # fmt: skip
 NOISE_ARMS = {"rose-noise10": 0.10, "rose-noise20": 0.20}
 #: The ROSE arms that descend another way (`recall.strategy`); `rose` is delta-patch.
 STRATEGY_ARMS = {"rose-jump": "delta-jump", "rose-stepwise": "stepwise"}
 #: The ROSE arms that start from the world's lessons rather than an empty store.
-SEEDED_ARMS = ("rose-seeded", "rose-seeded-norules", "rose-seeded-twopass")
+SEEDED_ARMS = ("rose-seeded", "rose-seeded-norules", "rose-seeded-twopass", "rose-seeded-pull")
 #: The ROSE arms that write and follow no selection rules (`routing.enabled: false`).
 NORULES_ARMS = ("rose-norules", "rose-seeded-norules")
 #: The ROSE arms that ask the second pass whenever the model decides
 #: (`recall.second_look: always`); by default a store that fits one question gets none.
 TWOPASS_ARMS = ("rose-twopass", "rose-seeded-twopass")
 #: The ROSE arms whose agent may pull through the MCP server's tools (`rose.sim.pulling`).
-PULL_ARMS = ("rose-pull",)
+PULL_ARMS = ("rose-pull", "rose-seeded-pull")
 STAGE_FIGURES = ["background_calls_per_session", *(k for keys in FIGURES.values() for k in keys)]
 SERVE = {"relevant": 0, "maybe": 1, "descend": 2}  # verdicts a filter serves, in this order
 

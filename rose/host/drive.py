@@ -325,8 +325,7 @@ class HookHost:
         return {"calls": calls + stopped["calls"], "model_tokens": spent + stopped["model_tokens"]}
 
     def tools(self, session: str) -> Any:
-        """The MCP server's tools for `session`, called in-process (`PullClient`); None
-        without `pull`."""
+        """The MCP server's tools for `session`, in-process (`PullClient`); None without `pull`."""
         from rose.host.pull_client import PullClient
 
         return PullClient(self.folder, session, self.tally.take) if self.pull else None
