@@ -32,14 +32,24 @@ empty store and mints its lessons from the sessions themselves. The arms:
   only of a store whose apexes outgrow one question, which these stores do not), so that
   what it buys and costs (its calls, its tokens) is measured;
 - ``rose-noise10``, ``rose-noise20``: ROSE with 10 % / 20 % of the model's judgements
-  wrong (the agent and the world unchanged); rose-noise20 only when asked for.
+  wrong (the agent and the world unchanged); rose-noise20 only when asked for;
+- ``rose-pull``: ROSE with its MCP server registered (the block says so) and the agent
+  given its tools, called in-process through the server's own door (`rose.loop.pull.call`):
+  after a failed check the agent may `recall` with the symptoms or `show` a compressed
+  lesson, and try again in the same turn (`rose.sim.pulling`), so that what pulling buys
+  and costs beside ``rose`` is measured (``rose-seeded-pull`` beside ``rose-seeded``: a
+  store that holds what the tasks need from the start); only when asked for.
 
 Figures are the world's (`rose.sim.scoreboard`), after warm-up (the second half of each
 stream), pooled over the seeds: first-attempt task success, injected tokens per prompt
 (frame apart), recall (needed facts in the block), model calls per prompt on the prompt's
 path and per session in the background, simulated model tokens, the share of retries that
 held (the user only said "that is not right": what the host injected with the reply is all
-that changed), and the tasks an arm failed that `none` solved on the same stream; ``cf
+that changed), ``missed held`` the share of prompts whose block lacked a fact the task
+needed that held anyway (only a pull can do that), ``pulls/prompt`` and ``pulled
+tok/prompt`` the agent's calls to the memory's tools in its first attempt and the tokens it
+read from them, ``pull calls/prompt`` the model calls those answers cost, and the tasks an
+arm failed that `none` solved on the same stream; ``cf
 agree`` is how often counterfactual checks agreed with attribution
 (`rose.loop.counterfactual`). ``sel. precision`` and ``sel. recall`` are precision (served
 lessons used) and recall over the prompts where ROSE's walk chose among its lessons (the
@@ -88,17 +98,20 @@ ARMS = (
 )  # fmt: skip
 OPTIONAL = (
     "rose-seeded", "rose-seeded-norules", "rose-twopass", "rose-seeded-twopass", "rose-noise20",
+    "rose-pull", "rose-seeded-pull",
 )  # fmt: skip
 NOISE_ARMS = {"rose-noise10": 0.10, "rose-noise20": 0.20}
 #: The ROSE arms that descend another way (`recall.strategy`); `rose` is delta-patch.
 STRATEGY_ARMS = {"rose-jump": "delta-jump", "rose-stepwise": "stepwise"}
 #: The ROSE arms that start from the world's lessons rather than an empty store.
-SEEDED_ARMS = ("rose-seeded", "rose-seeded-norules", "rose-seeded-twopass")
+SEEDED_ARMS = ("rose-seeded", "rose-seeded-norules", "rose-seeded-twopass", "rose-seeded-pull")
 #: The ROSE arms that write and follow no selection rules (`routing.enabled: false`).
 NORULES_ARMS = ("rose-norules", "rose-seeded-norules")
 #: The ROSE arms that ask the second pass whenever the model decides
 #: (`recall.second_look: always`); by default a store that fits one question gets none.
 TWOPASS_ARMS = ("rose-twopass", "rose-seeded-twopass")
+#: The ROSE arms whose agent may pull through the MCP server's tools (`rose.sim.pulling`).
+PULL_ARMS = ("rose-pull", "rose-seeded-pull")
 STAGE_FIGURES = ["background_calls_per_session", *(k for keys in FIGURES.values() for k in keys)]
 SERVE = {"relevant": 0, "maybe": 1, "descend": 2}  # verdicts a filter serves, in this order
 
@@ -242,7 +255,8 @@ def run_seed(
         if arm in TWOPASS_ARMS:
             settings["recall.second_look"] = "always"
         folder = work / f"seed{seed}-{arm}"
-        with HookHost(folder, model=model, lessons=start, settings=settings) as rose:
+        pull = arm in PULL_ARMS
+        with HookHost(folder, model=model, lessons=start, settings=settings, pull=pull) as rose:
             growth = Growth(rose, every=max(1, sessions // 4))
             records = play(growth)
             figures = {**rose.metrics(), "rules_growth": growth.points}
@@ -264,6 +278,9 @@ class Growth:
 
     def stop(self, session: str, transcript: str = "") -> Mapping[str, Any]:
         return self.host.stop(session, transcript)
+
+    def tools(self, session: str) -> Any:
+        return self.host.tools(session)
 
     def end(self, session: str, transcript: str = "") -> Mapping[str, Any]:
         answer = self.host.end(session, transcript)
@@ -383,9 +400,15 @@ def _fmt(key: str, value: Any) -> str:
         "selection_recall",
         "retry_success_rate",
         "counterfactual_agreement",
+        "missed_success_rate",
     ):
         return f"{value:.1%}"
-    if key in ("model_calls_per_prompt", "background_calls_per_session"):
+    if key in (
+        "model_calls_per_prompt",
+        "background_calls_per_session",
+        "pulls_per_prompt",
+        "pull_model_calls_per_prompt",
+    ):
         return f"{value:.2f}"
     return f"{value:,.0f}"
 
@@ -404,6 +427,10 @@ COLUMNS = (
     ("bg calls/session", "background_calls_per_session"),
     ("model tok/prompt", "model_tokens_per_prompt"),
     ("retry held", "retry_success_rate"),
+    ("missed held", "missed_success_rate"),
+    ("pulls/prompt", "pulls_per_prompt"),
+    ("pulled tok/prompt", "pulled_tokens_per_prompt"),
+    ("pull calls/prompt", "pull_model_calls_per_prompt"),
     ("compressed", "compressions_accepted"),
     ("rescues", "rescues"),
     ("worse than none", "worse_than_none"),

@@ -6,7 +6,8 @@ judge noise); a change that breaks an arm, the hooks or the scoreboard shows up 
 crash or a missing figure. No figure is asserted but one invariant of today's code: while
 compression is not built every lesson is level 0, so ROSE's hook path must serve exactly
 what relevance filtering serves. A missed target is reported in the output, never as a
-failing exit code. The plot of tokens and success over the stream is a PNG when matplotlib
+failing exit code. The `rose-pull` arm (asked for by name) carries the pull figures beside
+`rose`, which makes no pull. The plot of tokens and success over the stream is a PNG when matplotlib
 is installed (the `bench` extra) and one line of advice when it is not, never a failure.
 """
 
@@ -76,6 +77,16 @@ def test_seeded_rose_serves_what_filtering_serves_while_every_lesson_is_level_0(
     for key in ("success_rate", "tokens_per_prompt", "recall", "model_calls_per_prompt"):
         assert arms["rose-seeded"][key] == arms["topk"][key] == arms["collapsed"][key], key
     assert arms["rose-seeded"]["lessons"] >= arms["topk"]["lessons"]  # it began with all of them
+
+
+def test_the_pull_arm_reports_its_pulls_beside_rose(tmp_path: Path):
+    proc = _run(tmp_path, "--json", "--out", "", "--arms", "rose,rose-pull")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    arms = json.loads(proc.stdout)["arms"]
+    figures = ("pulls_per_prompt", "pulled_tokens_per_prompt", "pull_model_calls_per_prompt")
+    assert all(arms["rose"][k] == 0 for k in figures)
+    assert all(arms["rose-pull"][k] >= 0 for k in figures)
+    assert "missed_success_rate" in arms["rose-pull"]
 
 
 def test_the_table_reports_targets_and_unknown_arms_are_refused(tmp_path: Path):

@@ -16,7 +16,10 @@ store, its global store is `.rose-global` beside it (where lessons the scope jud
 global land, created on first use), and settings in the environment are set aside,
 so the figures are those of the store's own settings. It never reads how the work went:
 what it reports (model calls, lessons, episodes, each stage's figures) is what the hooks
-and the store recorded.
+and the store recorded. With `pull`, the folder registers ROSE's MCP server as a project
+whose person approved it (so the injected block says the tools are there) and `tools`
+gives the agent the server's tools for a session, called in-process
+(`rose.host.pull_client`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from rose import config
-from rose.atomic import write_text
+from rose.atomic import write_json, write_text
 from rose.errors import RoseError
 from rose.events import TIMEOUT, read_events
 from rose.host import hooks, jobs
@@ -177,8 +180,9 @@ class HookHost:
     family and id), answering the agent through its hooks.
 
     `model` is the backend's model setting (for the simulated backend, which world it is);
-    `settings` are more `key: value` settings for the store's config.yaml. Use it as a
-    context manager: the environment is the store's only while it is open.
+    `settings` are more `key: value` settings for the store's config.yaml; `pull` registers
+    ROSE's MCP server in the folder and offers its tools (`tools`). Use it as a context
+    manager: the environment is the store's only while it is open.
     """
 
     def __init__(
@@ -189,13 +193,20 @@ class HookHost:
         model: str = "",
         lessons: Sequence[Mapping[str, str]] = (),
         settings: Mapping[str, str] | None = None,
+        pull: bool = False,
     ):
         self.folder = Path(folder)
         self.root = self.folder / ".rose"
         self.tally = Tally(self.root / "events.jsonl")
+        self.pull = pull
         self._env = isolated(self.root)
         self._open = False
         self._seed(agent, model, lessons, settings or {})
+        if pull:  # a project .mcp.json server, approved as the person would in Claude Code
+            server = {"type": "stdio", "command": "rose", "args": ["mcp"]}
+            write_json(self.folder / ".mcp.json", {"mcpServers": {"rose": server}})
+            approved = {"enabledMcpjsonServers": ["rose"]}
+            write_json(self.folder / ".claude" / "settings.json", approved)
 
     def __enter__(self) -> HookHost:
         self._env.__enter__()
@@ -312,6 +323,12 @@ class HookHost:
         jobs.run_here(StoreDir(self.root, "project"))
         calls, spent = self.tally.take()
         return {"calls": calls + stopped["calls"], "model_tokens": spent + stopped["model_tokens"]}
+
+    def tools(self, session: str) -> Any:
+        """The MCP server's tools for `session`, in-process (`PullClient`); None without `pull`."""
+        from rose.host.pull_client import PullClient
+
+        return PullClient(self.folder, session, self.tally.take) if self.pull else None
 
     # -- what the store holds ---------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """`rose mcp`: ROSE's memory as an MCP server over stdio, for the agent to pull from.
 
-Built on the MCP Python SDK (`mcp`, 2.x: `MCPServer`). Four tools, each a thin wrapper of
-rose/loop/pull.py: `recall` (a query of the agent's own, the same recall the prompt hook
-runs), `show` (one lesson, its delta manifest and the holders of its dropped claims),
-`lessons` (the families and their apexes) and `used` (which lessons bore on the work,
-recorded exactly as `rose used` records it).
+Built on the MCP Python SDK (`mcp`, 2.x: `MCPServer`). Four tools, each answered by
+`rose.loop.pull.call` (the door an in-process client goes through too): `recall` (a query
+of the agent's own, the same recall the prompt hook runs), `show` (one lesson, its delta
+manifest and the holders of its dropped claims), `lessons` (the families and their
+apexes) and `used` (which lessons bore on the work, recorded exactly as `rose used`
+records it).
 
 Each call opens the store for the server's working directory (the host starts the server
 in the project), does its one unit of work and closes it: the server never holds the graph
@@ -88,7 +89,7 @@ def build() -> Any:
     ) -> str:
         from rose.loop import pull
 
-        return _call(lambda store: pull.recall_text(store, query))
+        return _call(lambda store: pull.call(store, "recall", {"query": query}))
 
     @server.tool(name="show", description=_SHOW, annotations=reading, structured_output=False)
     def show(
@@ -96,7 +97,7 @@ def build() -> Any:
     ) -> str:
         from rose.loop import pull
 
-        return _call(lambda store: pull.show_text(store, id))
+        return _call(lambda store: pull.call(store, "show", {"id": id}))
 
     @server.tool(name="lessons", description=_LESSONS, annotations=reading, structured_output=False)
     def lessons(
@@ -104,7 +105,7 @@ def build() -> Any:
     ) -> str:
         from rose.loop import pull
 
-        return _call(lambda store: pull.lessons_text(store, family))
+        return _call(lambda store: pull.call(store, "lessons", {"family": family}))
 
     writing = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -126,11 +127,8 @@ def build() -> Any:
     ) -> str:
         from rose.loop import pull
 
-        return _call(
-            lambda store: pull.used_text(
-                store, used or [], unused or [], session=session, load_bearing=load_bearing
-            )
-        )
+        report = {"used": used, "unused": unused, "load_bearing": load_bearing, "session": session}
+        return _call(lambda store: pull.call(store, "used", report))
 
     return server
 

@@ -8,15 +8,27 @@ it used, which feeds attribution exactly as `rose used` does.
 
 Every answer is text for the model to read, naming each lesson by an id that `show` and
 `used` accept (a unique prefix, as the injected block shows it). Errors are RoseErrors
-with a message saying what to do; the server turns them into tool errors.
+with a message saying what to do; the server turns them into tool errors. `call` is the
+one door both the server and an in-process client (the quality benchmark's simulated
+agent) go through.
+
+What was pulled is recorded as pulled, never as served: `recall` and `show` write a
+``pull`` event to the store's event log (the tool and the lessons it answered with) and
+nothing to any session's log or freshness record, since the prompt hook did not inject
+them (and an MCP call names no session). A pulled lesson enters an episode only when the
+agent reports it with `used`: then it is used (or unused) there, and not served, so
+precision (used of served) does not count it.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from rose.errors import RoseError
+from rose.events import append_event
 from rose.store import sessions, shortid
 from rose.store.facade import Store
 
@@ -33,6 +45,7 @@ def recall_text(store: Store, query: str, *, deadline_s: float = 15.0) -> str:
     if not query.strip():
         raise RoseError("recall needs a query: say what you are working on or looking for")
     res = recall(store, query, deadline_s=deadline_s)
+    _pulled(store, "recall", [i["id"] for i in res.chosen])
     how = "; ".join(res.decisions)
     if not res.chosen:
         return f"nothing recalled ({how})"
@@ -46,6 +59,7 @@ def show_text(store: Store, lesson_id: str) -> str:
     """One lesson in full, what compression dropped from it, and who still holds that."""
     node = store.get(lesson_id)
     manifest = store.read("delta_manifest", id=node.id)
+    _pulled(store, "show", [node.id])
     around = sorted({*node.derived_from, *node.parents, *(r["holder"] for r in manifest)})
     rows = {r["lesson"]["id"]: r["lesson"] for r in store.read("lesson_get", ids=around)}
 
@@ -140,3 +154,32 @@ def used_text(
     turn = store.attribute(choice.id, used, unused, load_bearing=spans)
     via = {"given": "", "env": f" (from ${SESSION_ENV})", "latest": " (the latest session)"}
     return f"recorded for session {choice.id}{via[choice.how]}, prompt {turn}"
+
+
+def _pulled(store: Store, tool: str, lessons: list[str]) -> None:
+    """The record of a pull: an event, never a session's served log (see the docstring)."""
+    append_event(store.primary.events, "pull", {"tool": tool, "lessons": lessons})
+
+
+#: The tools, in the order the server lists them.
+TOOLS = ("recall", "show", "lessons", "used")
+
+
+def call(store: Store, tool: str, arguments: Mapping[str, Any]) -> str:
+    """Answer one tool call by name, its arguments as the MCP client sends them."""
+    a = dict(arguments)
+    if tool == "recall":
+        return recall_text(store, str(a.get("query") or ""))
+    if tool == "show":
+        return show_text(store, str(a.get("id") or ""))
+    if tool == "lessons":
+        return lessons_text(store, str(a.get("family") or ""))
+    if tool == "used":
+        return used_text(
+            store,
+            list(a.get("used") or []),
+            list(a.get("unused") or []),
+            session=a.get("session"),
+            load_bearing=a.get("load_bearing"),
+        )
+    raise RoseError(f"no tool {tool!r}: the tools are {', '.join(TOOLS)}")

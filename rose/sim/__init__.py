@@ -17,8 +17,9 @@ What it does not model:
   synonyms, paraphrases, typos, or lessons about two things that share a name.
 - Code and tools. A task succeeds exactly when every fact it needs was acted on rightly;
   there is no partial credit within a fact, no environment to explore, no test to run,
-  and no way to recover a missing fact except a lesson or the user's correction (a
-  surfaced conflict is settled by "checking", which always finds the truth).
+  and no way to recover a missing fact except a lesson (injected, or pulled by the agent
+  after a failed check: `pulling`) or the user's correction (a surfaced conflict is
+  settled by "checking", which always finds the truth).
 - Facts beyond the three kinds, and tasks beyond needing a set of facts: no ordering of
   steps, no facts that interact, no knowledge that is wrong only in some contexts.
 - Attention within a lesson: the agent attends to a lesson whole or not at all, by its

@@ -24,13 +24,16 @@ only that it is not right (the next attempt then has only what the host injects 
 reply to go on), stating what was missing only when that attempt fails too. A session's
 transcript records everything; its digest, what a background reflector reads, keeps the
 tool calls, the final messages and the cited lines, and only some of the other reasoning.
+Given the memory's tools (`Tools`: what `rose mcp` serves), it may pull after a failed
+check and try once more in the same turn (`rose.sim.pulling` says when, and how it asks).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rose.sim import parse, prose
 from rose.sim.draws import Draws
@@ -51,6 +54,20 @@ RERUN = 0.5  # how often a failed attempt runs its checks a second time before i
 class Turn:
     text: str
     age: int = 0  # turns since this text entered the context
+    about: str = ""  # the lesson a pulled `show` answered about: its loose text is that lesson's
+
+
+#: A tool call as an MCP client makes it: (tool, arguments) -> the text the tool answered.
+Tools = Callable[[str, Mapping[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class Pulled:
+    """One call the agent made to the memory's tools, and what it read back."""
+
+    tool: str  # recall | show | used
+    argument: str  # the query, the lesson id, or the ids reported
+    text: str  # the answer
 
 
 Context = str | Sequence[Turn]
@@ -64,6 +81,7 @@ class Outcome:
     missing: tuple[str, ...]  # needed facts it lacked, ignored, or took a stale variant of
     used: tuple[str, ...] = ()  # lessons it acted on (not out of habit)
     lines: tuple[tuple[str, str], ...] = ()  # (kind, line): "tool", "reason", "cited"
+    pulls: tuple[Pulled, ...] = ()  # the tool calls it made to the memory, in order
 
 
 @dataclass(frozen=True)
@@ -136,6 +154,8 @@ class Agent:
         loose: list[_Source] = []
         for turn in turns:
             for form, lid, text in parse.injected(turn.text):
+                if form == "loose" and turn.about:  # a shown lesson reads as that lesson
+                    form, lid = "lesson", turn.about
                 if form in ("lesson", "restored"):  # restored detail reads as its lesson's
                     blocks.setdefault(lid, []).append((turn.age, text))
                 elif form == "reminder":
@@ -157,13 +177,21 @@ class Agent:
             if d.unit("attend", s.lesson or f"loose{i}") < self.attention(s.age)
         ]
 
-    def solve(self, task: Task, context: Context) -> Outcome:
-        """Attempt `task` with `context` in context."""
+    def solve(self, task: Task, context: Context, *, pulled: Sequence[Turn] = ()) -> Outcome:
+        """Attempt `task` with `context` in context, and what it `pulled` since it was read.
+
+        What was pulled is read after the context, its attention drawn apart, so that an
+        attempt after a pull differs from the one before it only by what the pull brought.
+        """
         turns = turns_of(context)
         key = f"{task.id}\x1e" + "\x1e".join(f"{t.age}\x1f{t.text}" for t in turns)
         d = Draws(self.seed, "agent", key)
         work = _Work(self.world)
-        for s in self._attended(turns, d):
+        sources = self._attended(turns, d)
+        if pulled:
+            seen = key + "\x1d" + "\x1e".join(f"{t.about}\x1f{t.text}" for t in pulled)
+            sources += self._attended(tuple(pulled), Draws(self.seed, "pulled", seen))
+        for s in sources:
             for f in self.world.facts_in(s.text):
                 work.have.setdefault(f, s.lesson)
             if STEER in s.text:
@@ -238,6 +266,7 @@ class Agent:
         *,
         steer: bool = True,
         follow_up: FollowUp | None = None,
+        tools: Tools | None = None,
     ) -> Session:
         """One session on `task`: an attempt and, if it fails and `steer`, the user's replies.
 
@@ -245,12 +274,26 @@ class Agent:
         per task), or first only that it is not right, and says what was missing only if the
         next attempt fails too. `follow_up`, given the transcript so far and a reply, is the
         host's turn: it returns what the host injected with the reply (lessons, or detail
-        restored to a lesson that failed), which the next attempt reads too.
+        restored to a lesson that failed), which the next attempt reads too. With `tools`,
+        an attempt whose checks fail may pull and try again (`rose.sim.pulling.attempt`);
+        what it pulled stays in its context for the rest of the session.
         """
-        first = self.solve(task, context)
+        from rose.sim import pulling
+
+        asked: set[tuple[str, str]] = set()  # what it pulled already: never asked twice
+        turns = turns_of(context)
+
+        def attempt() -> Outcome:
+            nonlocal turns
+            if tools is None:
+                return self.solve(task, turns)
+            outcome, got = pulling.attempt(self, task, turns, tools, asked)
+            turns = (*turns, *got)
+            return outcome
+
+        first = attempt()
         record: list[tuple[str, str]] = [("user", f"User: {task.prompt}"), *_lines(first)]
         record.append(("final", f"Agent: {first.text}"))
-        turns = turns_of(context)
         final, retried = first, False
 
         def reply(words: str) -> Outcome:
@@ -258,7 +301,7 @@ class Agent:
             injected = follow_up(_text(record), words) if follow_up is not None else ""
             record.append(("user", f"User: {words}"))
             turns = (*turns, Turn(f"{injected}\n{words}" if injected else words))
-            outcome = self.solve(task, turns)
+            outcome = attempt()
             record.extend([*_lines(outcome), ("final", f"Agent: {outcome.text}")])
             return outcome
 

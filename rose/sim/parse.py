@@ -20,6 +20,7 @@ _INJECTED = re.compile(
     re.DOTALL,
 )
 _ITEM = re.compile(r"^- \[([^\]]+)\] (.*)$", re.MULTILINE)
+_LEVEL = re.compile(r'<lesson id="([^"]*)" level="(\d+)"')
 
 
 def section(prompt: str, tag: str) -> str:
@@ -73,3 +74,8 @@ def injected(text: str) -> list[tuple[str, str, str]]:
     if text[pos:].strip():
         out.append(("loose", "", text[pos:]))
     return out
+
+
+def levels(text: str) -> dict[str, int]:
+    """The level each injected ``<lesson id="..." level="N">`` block in `text` says it is."""
+    return {lid: int(n) for lid, n in _LEVEL.findall(text)}

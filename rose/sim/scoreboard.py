@@ -15,11 +15,19 @@ Every figure computed here is the world's, which alone knows each task's needs:
   lesson's own text (preamble, tags, ids, titles);
 - ``recall``: of the facts the tasks needed and the agent did not already know, the share
   whose true variant was in the block; ``selection_recall``: the same over the prompts
-  where the host's recall chose among its lessons (its answer's ``recall`` is "judged").
+  where the host's recall chose among its lessons (its answer's ``recall`` is "judged");
+- ``missed_success_rate``: of the prompts whose block lacked the true variant of a fact
+  the task needed, the share whose first attempt held anyway (only pulling can do that);
+- ``pulls_per_prompt``, ``pulled_tokens_per_prompt``: the calls the agent made to the
+  memory's tools during its first attempt (`recall`, `show`; not its `used` reports) and
+  the tokens of what they answered, which it read; ``pull_model_calls_per_prompt``: the
+  model calls the host says those answers cost (a `recall` that had to choose).
 
 The host adds what it can see of itself (model calls, lessons, episodes, the figures of
 each stage), through `metrics`. Rates are measured over the second half of the stream, after
-warm-up (`measured_from`), the trend over the whole of it (`over_time`).
+warm-up (`measured_from`), the trend over the whole of it (`over_time`). A host that offers
+the memory's tools has ``tools(session)``: a callable of (tool, arguments) answering
+``{"text", "calls", "model_tokens"}``; the agent then reads the text (`rose.sim.pulling`).
 """
 
 from __future__ import annotations
@@ -107,6 +115,10 @@ class Record:
     model_tokens: int
     background_calls: int
     selected: bool = False  # the host's recall chose among its lessons (the walk ran)
+    pulls: int = 0  # calls to the memory's tools that read (recall, show), first attempt
+    pulled_tokens: int = 0  # the tokens of what they answered
+    pull_calls: int = 0  # the model calls the host says they cost
+    reports: int = 0  # `used` reports the agent made in its first attempt
 
 
 _NONE = Outcome(False, "", (), ())  # the outcome of a session not yet over
@@ -179,7 +191,12 @@ def run(
         served = host.prompt(sid, plain_prompt(task))
         block = str(served.get("block") or "")
         later = _Replies(host, task, sid, cwd)
-        session = agent.session(task, block, follow_up=later)
+        offered = getattr(host, "tools", None)
+        client = offered(sid) if offered is not None else None
+        tools = Ledger(client) if client is not None else None
+        session = agent.session(task, block, follow_up=later, tools=tools)
+        first = session.first.pulls
+        reading = [p for p in first if p.tool in ("recall", "show")]
         ended = host.end(sid, claude_code(session, session_id=sid, cwd=cwd))
         held = set(world.facts_in(block))
         needed = [f for f in task.needs if f not in known]
@@ -201,6 +218,10 @@ def run(
                 model_tokens=int(served.get("model_tokens", 0)),
                 background_calls=int(ended.get("calls", 0)) + later.calls,
                 selected=served.get("recall") == "judged",
+                pulls=len(reading),
+                pulled_tokens=sum(tokens.count(p.text) for p in reading),
+                pull_calls=tools.calls(len(first)) if tools is not None else 0,
+                reports=sum(p.tool == "used" for p in first),
             )
         )
         if progress is not None:
@@ -223,6 +244,23 @@ class _Replies:
         answer = self.host.prompt(self.session, strip(reply), first=False)
         self.calls += int(stopped.get("calls", 0)) + int(answer.get("calls", 0))
         return str(answer.get("block") or "")
+
+
+class Ledger:
+    """The host's tools as the agent calls them (text back), keeping each call's cost."""
+
+    def __init__(self, client: Callable[[str, Mapping[str, Any]], Mapping[str, Any]]):
+        self.client = client
+        self.costs: list[int] = []  # model calls, one entry a tool call, in order
+
+    def __call__(self, tool: str, arguments: Mapping[str, Any]) -> str:
+        answer = self.client(tool, arguments)
+        self.costs.append(int(answer.get("calls", 0)))
+        return str(answer.get("text") or "")
+
+    def calls(self, first: int) -> int:
+        """The model calls of the first `first` tool calls."""
+        return sum(self.costs[:first])
 
 
 def measured(records: Sequence[Record]) -> list[Record]:
@@ -256,6 +294,11 @@ def pooled(runs: Sequence[Sequence[Record]]) -> dict[str, Any]:
         "model_calls_per_prompt": _mean([r.calls for r in after]),
         "background_calls_per_session": _mean([r.background_calls for r in after]),
         "model_tokens_per_prompt": _mean([r.model_tokens for r in after]),
+        "missed_success_rate": _mean([float(r.ok) for r in after if r.present < r.needed]),
+        "pulls_per_prompt": _mean([r.pulls for r in after]),
+        "pulled_tokens_per_prompt": _mean([r.pulled_tokens for r in after]),
+        "pull_model_calls_per_prompt": _mean([r.pull_calls for r in after]),
+        "used_reports_per_prompt": _mean([r.reports for r in after]),
     }
 
 
