@@ -18,6 +18,14 @@ time, process start to answer; and, by the world's truth, the share of needed fa
 block held, overall and on the bridged tasks' hidden topic (reachable only through a found
 lesson's wording). The bound is printed beside the calls: `recall.judge_calls` +
 `recall.second_look_calls`.
+
+With and without pull: each prompt's block is then given to the simulated agent
+(`rose.sim.agent.Agent`, the world's seed), first without the memory's tools and then with
+them (`rose.sim.pulling.attempt`: after its checks fail it pulls through `rose.loop.pull`,
+the door `rose mcp` serves, in this process against the same store). Reported: the share
+of prompts that succeed without and with pull, the pull calls an attempt made, the tokens
+of the answers it read, and the relevance calls and judge tokens its pulled recalls cost
+(each a bounded recall of its own, counted apart from the hook's).
 """
 
 from __future__ import annotations
@@ -40,7 +48,8 @@ from rose import config, tokens
 from rose.judge.calls import for_store
 from rose.loop import families
 from rose.model.registry import simulated_model
-from rose.sim import World, scoreboard
+from rose.sim import World, pulling, scoreboard
+from rose.sim.agent import Agent, Turn
 from rose.store.facade import Store
 
 HERE = Path(__file__).resolve().parent
@@ -118,6 +127,7 @@ def run_prompts(folder: Path, world: World, n: int, second: int) -> list[dict[st
     root = folder / ".rose"
     _forget_relevance(Store.open(folder).primary.judge_cache)
     env = _env(root, second)
+    os.environ["ROSE_RECALL_SECOND_LOOK_CALLS"] = str(second)  # the agent's pulls: as the hook
     events = root / "events.jsonl"
     _, offset = _events(events, 0)
     cmd = [sys.executable, "-m", "rose", "hook", "user-prompt-submit"]
@@ -145,8 +155,10 @@ def run_prompts(folder: Path, world: World, n: int, second: int) -> list[dict[st
         needed = [f for f in task.needs if not world.facts[f].known]
         hidden = [f for f in needed if world.facts[f].topic in task.hidden]
         note = str(answer.get("systemMessage") or "")
+        pull, offset = _pull(folder, world, task, block, payload["session_id"], events, offset)
         out.append(
             {
+                **pull,
                 "task": task.id,
                 "calls": len(judged),
                 "second": _second_calls(note),
@@ -160,6 +172,37 @@ def run_prompts(folder: Path, world: World, n: int, second: int) -> list[dict[st
             }
         )
     return out
+
+
+def _pull(
+    folder: Path, world: World, task: Any, block: str, session: str, events: Path, offset: int
+) -> tuple[dict[str, Any], int]:
+    """The agent's attempt with `block` in context, without the memory's tools and with
+    them; what pulling cost (its calls, the tokens read, the model calls of its recalls)."""
+    from rose.loop import pull
+
+    agent = Agent(world, seed=world.seed)
+    turns = (Turn(block),)
+    alone = agent.solve(task, turns)
+
+    def tools(tool: str, arguments: dict[str, Any]) -> str:
+        args = {**arguments, "session": session} if tool == "used" else arguments
+        return pull.call(Store.open(folder), tool, args)
+
+    pulled, _ = pulling.attempt(agent, task, turns, tools, set())
+    rows, offset = _events(events, offset)
+    judged = [r for r in rows if r.get("kind") == "judge" and not r.get("cached")]
+    asks = [p for p in pulled.pulls if p.tool != "used"]
+    return {
+        "ok_alone": alone.ok,
+        "ok_pull": pulled.ok,
+        "pull_calls": len(asks),
+        "pulled_tokens": sum(tokens.count(p.text) for p in asks),
+        "pull_model_calls": len(judged),
+        "pull_judge_tokens": sum(
+            int((r.get("simulated") or {}).get("input_tokens", 0)) for r in judged
+        ),
+    }, offset
 
 
 def _second_calls(note: str) -> int:
@@ -192,6 +235,12 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "recall": share("recall"),
         "hidden_recall": share("hidden_recall"),
         "errors": sum(len(r["errors"]) for r in rows),
+        "success_alone": share("ok_alone"),
+        "success_pull": share("ok_pull"),
+        "pull_calls_mean": round(statistics.mean(r["pull_calls"] for r in rows), 3),
+        "pulled_tokens_mean": round(statistics.mean(r["pulled_tokens"] for r in rows), 1),
+        "pull_model_calls_mean": round(statistics.mean(r["pull_model_calls"] for r in rows), 3),
+        "pull_judge_tokens_mean": round(statistics.mean(r["pull_judge_tokens"] for r in rows), 1),
         "rows": rows,
     }
 
@@ -205,7 +254,8 @@ def render(result: dict[str, Any]) -> str:
     ]
     head = (
         "size", "apexes", "families", "pass", "calls med/max", "2nd", "judge tok med/max",
-        "injected", "wall s med/max", "recall", "hidden",
+        "injected", "wall s med/max", "recall", "hidden", "ok alone", "ok pull", "pulls",
+        "pulled tok", "pull calls", "pull judge tok",
     )  # fmt: skip
     rows = [list(head)]
     for size, entry in result["sizes"].items():
@@ -223,6 +273,12 @@ def render(result: dict[str, Any]) -> str:
                     f"{s['wall_s_median']:.2f}/{s['wall_s_max']:.2f}",
                     "—" if s["recall"] is None else f"{s['recall']:.0%}",
                     "—" if s["hidden_recall"] is None else f"{s['hidden_recall']:.0%}",
+                    f"{s['success_alone']:.0%}",
+                    f"{s['success_pull']:.0%}",
+                    f"{s['pull_calls_mean']:.2f}",
+                    f"{s['pulled_tokens_mean']:,.0f}",
+                    f"{s['pull_model_calls_mean']:.2f}",
+                    f"{s['pull_judge_tokens_mean']:,.0f}",
                 ]
             )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]

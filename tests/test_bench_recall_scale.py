@@ -1,6 +1,7 @@
 """The recall scale benchmark still runs end to end on a small store and keeps its JSON
 shape: per size its setup (lessons, apexes, families, gists written) and, one pass and two,
-the per-prompt calls, judge tokens, injected tokens, wall and recall. Locks in the
+the per-prompt calls, judge tokens, injected tokens, wall and recall, and with and without
+pull the agent's success and what its pulls cost. Locks in the
 benchmark not rotting as recall, the hook or the synthetic store change; the calls are
 checked against the bound it prints (a store of 200 lessons already walks from families),
 the times never are."""
@@ -42,5 +43,9 @@ def test_recall_scale_json_has_every_figure(tmp_path: Path) -> None:
         assert 2 <= run["calls_max"] <= bound  # the family level, then the families opened
         assert run["judge_tokens_median"] > 0 and run["injected_tokens_median"] > 0
         assert run["wall_s_median"] > 0 and 0 <= run["recall"] <= 1
+        assert 0 <= run["success_alone"] <= run["success_pull"] <= 1  # pulling only adds
+        for row in run["rows"]:  # a prompt that held without tools made no pull
+            assert row["pull_calls"] == 0 or not row["ok_alone"]
+            assert row["pull_model_calls"] == 0 or row["pull_calls"] > 0
     assert entry["runs"]["one"]["second_pass_calls_median"] == 0
     assert entry["runs"]["two"]["second_pass_calls_median"] == 1
