@@ -239,22 +239,7 @@ def sync(
         derive = {"full": full, "episodes": done.episodes, "lessons": sorted(named)}
         derive["claims"] = sorted(claim_refs)
         todo = full or bool(episode_ids or done.episodes or named or claim_refs)
-        if not full and removed:
-            g.q("files_delete", paths=sorted(removed))
-        file_rows = [
-            {
-                "path": st.path,
-                "kind": st.kind,
-                "scope": st.scope,
-                "mtime_ns": st.mtime_ns,
-                "size": st.size,
-                "item": results[st.path][0],
-                "error": results[st.path][1],
-            }
-            for st in changed
-        ]
-        if file_rows:
-            g.q("files_put", rows=file_rows)
+        _put_files(g, changed, [] if full else removed, results)
         meta = {"derive": json.dumps(derive) if todo else ""}
         if full:
             meta["schema"] = schema_version()
@@ -264,6 +249,26 @@ def sync(
     synced.write_states(g.path, print_, current)
     report.seconds = time.monotonic() - t0
     return report
+
+
+def _put_files(g: Graph, changed: list[FileState], removed: list[str], results: dict) -> None:
+    """The files' own rows: what each changed file holds (or why it could not be read)."""
+    if removed:
+        g.q("files_delete", paths=sorted(removed))
+    rows = [
+        {
+            "path": st.path,
+            "kind": st.kind,
+            "scope": st.scope,
+            "mtime_ns": st.mtime_ns,
+            "size": st.size,
+            "item": results[st.path][0],
+            "error": results[st.path][1],
+        }
+        for st in changed
+    ]
+    if rows:
+        g.q("files_put", rows=rows)
 
 
 def _derive(g: Graph, todo: dict) -> None:
