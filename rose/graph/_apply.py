@@ -35,15 +35,17 @@ LINKS = LESSON_LINKS + EPISODE_LINKS
 
 class Applied:
     """What `apply` did that the second step of a sync (`rose.graph.sync._derive`) depends on:
-    the episodes whose derived edges (COVERS) are drawn, and the lessons and claims whose
-    observed record (the folds) may have moved. A lesson whose text alone changed is in
-    neither: what episodes say of it stays as it was."""
+    the episodes whose derived edges (COVERS) are drawn, and the lessons whose observed
+    record (the folds) may have moved. A lesson whose text alone changed is in neither: what
+    episodes say of it stays as it was. And for the recall view, `apex_delta`: when the
+    apexes are the lessons they were, how much their token total moved (else None)."""
 
-    __slots__ = ("episodes", "lessons")
+    __slots__ = ("apex_delta", "episodes", "lessons")
 
     def __init__(self) -> None:
         self.episodes: list[str] = []
         self.lessons: set[str] = set()
+        self.apex_delta: int | None = None
 
 
 def apply(
@@ -71,20 +73,14 @@ def apply(
     created = new_lessons.keys() - old_lessons
     deleted = old_lessons - new_lessons.keys()
     remember: list[dict] = []
-    if deleted:  # whatever named them links again if they come back
-        remember += g.q("neighbours", ids=sorted(deleted))
-        # The holders of their claims count those claims' rescues: folded again.
-        done.lessons |= {r["holder"] for r in g.q("claims_of", ids=sorted(deleted))}
-        g.q("lessons_delete", ids=sorted(deleted))
+    if deleted:
+        _delete(g, sorted(deleted), remember, done)
     if old_episodes:
         g.q("episodes_delete", ids=sorted(old_episodes))
     reshaped, new_claims = _update(g, [new_lessons[i] for i in sorted(updated)], remember, done)
-    _create(g, [new_lessons[i] for i in sorted(created)], episodes)
-    for n, _ in (new_lessons[i] for i in created):
-        for c in claim_rows(n):
-            new_claims.add(c["id"])
-            done.lessons.add(c["holder"])
-    done.lessons |= created
+    if created or deleted or episodes or old_episodes:
+        done.apex_delta = None  # the apexes may be other lessons now
+    new_claims |= _create(g, [new_lessons[i] for i in sorted(created)], episodes, done)
 
     appeared = set(created) | new_claims
     waiting = {r["src"] for r in g.q("pending_for", ids=sorted(appeared))} if appeared else set()
@@ -105,14 +101,32 @@ def apply(
     return done
 
 
-def _create(g: Graph, nodes: list[tuple[Node, str]], episodes: list[tuple[Episode, str, str]]):
+def _delete(g: Graph, ids: list[str], remember: list[dict], done: Applied) -> None:
+    """Delete lessons; whatever named them links again if they come back."""
+    remember += g.q("neighbours", ids=ids)
+    # The holders of their claims count those claims' rescues: folded again.
+    done.lessons |= {r["holder"] for r in g.q("claims_of", ids=ids)}
+    g.q("lessons_delete", ids=ids)
+
+
+def _create(
+    g: Graph,
+    nodes: list[tuple[Node, str]],
+    episodes: list[tuple[Episode, str, str]],
+    done: Applied | None = None,
+) -> set[str]:
+    """Create lessons (with their claims) and episodes; returns the new claims' ids. The new
+    lessons, and the holders of their claims, are folded (`done`)."""
+    claims = [c for n, _ in nodes for c in claim_rows(n)]
     if nodes:
         g.q("lessons_create", rows=[lesson_row(n, path) for n, path in nodes])
-        claims = [c for n, _ in nodes for c in claim_rows(n)]
         if claims:
             g.q("claims_create", rows=claims)
     if episodes:
         g.q("episodes_create", rows=[episode_row(e, scope, path) for e, scope, path in episodes])
+    if done is not None:
+        done.lessons |= {n.id for n, _ in nodes} | {c["holder"] for c in claims}
+    return {c["id"] for c in claims}
 
 
 _CLAIM_FIELDS = ("pos", "claim", "kind", "holder", "tokens")
@@ -127,6 +141,7 @@ def _update(
     The graph's copy of each lesson's lists and claims is read first, so that a lesson whose
     text alone changed costs one update: its edges and what episodes say of it stay."""
     if not nodes:
+        done.apex_delta = 0
         return set(), set()
     ids = [n.id for n, _ in nodes]
     shape: dict[str, dict] = {}
@@ -152,6 +167,8 @@ def _update(
     if relinked:
         g.q("unlink_derived", ids=sorted(relinked))
         g.q("unlink_disputes", ids=sorted(relinked))
+    elif all(r["id"] in shape and r["status"] == shape[r["id"]]["status"] for r in rows):
+        done.apex_delta = _apex_delta(g, rows, shape)  # no edge and no status moved
     new = {c["id"]: c for n, _ in nodes for c in claim_rows(n)}
     gone = sorted(old.keys() - new.keys())
     if gone:  # an episode whose failure a removed claim rescued links again if it returns
@@ -177,6 +194,15 @@ def _update(
     done.lessons |= {c["holder"] for c in touched} | {old[i]["holder"] for i in moved}
     done.lessons |= {c["owner"] for c in touched}
     return relinked, {c["id"] for c in added}
+
+
+def _apex_delta(g: Graph, rows: list[dict], shape: dict[str, dict]) -> int:
+    """How much the apexes' token total moved with these updated lessons (their status and
+    links as they were, so the apexes are the lessons they were)."""
+    moved = {r["id"]: r["tokens"] - shape[r["id"]]["lesson_tokens"] for r in rows}
+    ask = sorted(i for i, d in moved.items() if d)
+    apexes = [r["id"] for r in g.q("apexes_among", ids=ask)] if ask else []
+    return sum(moved[i] for i in apexes)
 
 
 def _pending(

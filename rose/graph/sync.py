@@ -59,6 +59,11 @@ class SyncReport:
     fingerprint: str = ""
     #: The database's identity when `states` was scanned (see `Store._unchanged`), or None.
     held_by: list | None = field(default=None, repr=False)
+    #: The fingerprint the graph held before the sync, and how much the sync moved the apexes'
+    #: token total when it left the apexes as they were (else None): the recall view is
+    #: carried forward from these (`rose.store.view.advanced`).
+    before: str = ""
+    apex_delta: int | None = None
 
     @property
     def changed(self) -> bool:
@@ -197,6 +202,7 @@ def sync(
     report = SyncReport(
         full=full, read=len(changed), removed=len(removed), states=current, fingerprint=print_
     )
+    report.before = meta.get("files") or ""
     if not (full or changed or removed):
         report.errors = sorted(old_errors)
         _record(g, print_, report.errors)
@@ -236,6 +242,7 @@ def sync(
         # miss or repeat some). Recorded here, so a crash in between is finished on next open.
         # A sync that changed no episode and only lessons' text has nothing to derive.
         named |= done.lessons
+        report.apex_delta = None if full else done.apex_delta
         derive = {"full": full, "episodes": done.episodes, "lessons": sorted(named)}
         derive["claims"] = sorted(claim_refs)
         todo = full or bool(episode_ids or done.episodes or named or claim_refs)
