@@ -55,6 +55,7 @@ def _rows(name: str) -> list[dict]:
         "lessons_update": [lesson_row(node, "/p.md")],
         "claims_update": claim_rows(node),
         "pending_put": [{"src": "n_src1", "dst": "n_dst1"}],
+        "meta_put": [{"key": "k", "value": "v"}],
         "files_put": [
             {
                 "path": "/p",

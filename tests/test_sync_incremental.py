@@ -41,6 +41,7 @@ _LESSONS = (
     "l.load_bearing AS spans"
 )
 _CLAIMS = "MATCH (c:Claim) RETURN c.id AS id, c.holder AS holder, c.rescues AS rescues"
+_TEXTS = "MATCH (t:LessonText) RETURN t.id AS id, t.body AS body"
 
 
 def _snapshot(store: Store) -> dict:
@@ -53,6 +54,7 @@ def _snapshot(store: Store) -> dict:
         for r in store.query(_LESSONS)[0]
     )  # fmt: skip
     out["claims"] = sorted((r["id"], r["holder"], r["rescues"]) for r in store.query(_CLAIMS)[0])
+    out["texts"] = sorted((r["id"], r["body"]) for r in store.query(_TEXTS)[0])  # one a lesson
     return out
 
 
@@ -77,11 +79,12 @@ class _World:
             Claim(claim=f"detail {rng.randint(0, 4)} of {lid}", holder=rng.choice(below or others))
             for _ in range(rng.randint(0, 3))
         ]
+        title = f"{lid} v{rng.randint(0, 99)}"
         node = Node(
             id=lid,
             family="fam",
-            title=f"{lid} v{rng.randint(0, 99)}",
-            body="text",
+            title=title,
+            body=f"text of {title}",
             derived_from=below,
             disputes=sorted(rng.sample(others, rng.randint(0, 1))),
             dropped=claims,

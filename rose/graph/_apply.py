@@ -4,7 +4,9 @@ A changed lesson is updated in place, so the edges that other files give it (epi
 that served it, lessons derived from it, claims it holds) stay where they are; only its
 own lists are re-linked, and edges neither end names any more are removed. Its dropped
 claims are kept, added or removed by id (a hash of the text), so an episode's record of
-which claim rescued it survives an edit of another claim. A new or removed episode is
+which claim rescued it survives an edit of another claim. An update compares the graph's
+copy of the lesson's lists and claims first: a lesson whose text alone changed is one
+update, with nothing re-linked and nothing folded again. A new or removed episode is
 created or deleted with its own edges. Whatever names something the graph does not hold
 yet (a lesson filed before its parent, an episode before its lesson) is remembered as a
 `Pending` row, and linked when that thing arrives: no write ever scans the whole store
@@ -31,6 +33,21 @@ EPISODE_LINKS = (
 LINKS = LESSON_LINKS + EPISODE_LINKS
 
 
+class Applied:
+    """What `apply` did that the second step of a sync (`rose.graph.sync._derive`) depends on:
+    the episodes whose derived edges (COVERS) are drawn, and the lessons whose observed
+    record (the folds) may have moved. A lesson whose text alone changed is in neither: what
+    episodes say of it stays as it was. And for the recall view, `apex_delta`: when the
+    apexes are the lessons they were, how much their token total moved (else None)."""
+
+    __slots__ = ("apex_delta", "episodes", "lessons")
+
+    def __init__(self) -> None:
+        self.episodes: list[str] = []
+        self.lessons: set[str] = set()
+        self.apex_delta: int | None = None
+
+
 def apply(
     g: Graph,
     nodes: list[tuple[Node, str]],
@@ -39,36 +56,36 @@ def apply(
     old_episodes: set[str],
     *,
     full: bool,
-) -> list[str]:
+) -> Applied:
     """Make the graph hold `nodes` (node, path) and `episodes` (episode, scope, path) in place
-    of `old_lessons` and `old_episodes`, inside the caller's transaction. Returns the
-    sources whose derived edges (COVERS) are drawn once this has committed."""
+    of `old_lessons` and `old_episodes`, inside the caller's transaction."""
     new_lessons = {n.id: (n, path) for n, path in nodes}
+    done = Applied()
     if full:
         _create(g, nodes, episodes)
         for link in LINKS:
             g.q(link, everything=True, ids=[])
         have = set(new_lessons) | {c["id"] for n, _ in nodes for c in claim_rows(n)}
         _pending(g, nodes, [e for e, _, _ in episodes], appeared=set(), have=have)
-        return []
+        return done
 
     updated = old_lessons & new_lessons.keys()
     created = new_lessons.keys() - old_lessons
     deleted = old_lessons - new_lessons.keys()
     remember: list[dict] = []
-    if deleted:  # whatever named them links again if they come back
-        remember += g.q("neighbours", ids=sorted(deleted))
-        g.q("lessons_delete", ids=sorted(deleted))
+    if deleted:
+        _delete(g, sorted(deleted), remember, done)
     if old_episodes:
         g.q("episodes_delete", ids=sorted(old_episodes))
-    new_claims = _update(g, [new_lessons[i] for i in sorted(updated)], remember)
-    _create(g, [new_lessons[i] for i in sorted(created)], episodes)
-    new_claims |= {c["id"] for n, _ in (new_lessons[i] for i in created) for c in claim_rows(n)}
+    reshaped, new_claims = _update(g, [new_lessons[i] for i in sorted(updated)], remember, done)
+    if created or deleted or episodes or old_episodes:
+        done.apex_delta = None  # the apexes may be other lessons now
+    new_claims |= _create(g, [new_lessons[i] for i in sorted(created)], episodes, done)
 
     appeared = set(created) | new_claims
     waiting = {r["src"] for r in g.q("pending_for", ids=sorted(appeared))} if appeared else set()
     # What waits may be either kind; each query matches only its own table's ids.
-    lesson_sources = sorted(set(new_lessons) | waiting)
+    lesson_sources = sorted(created | reshaped | waiting)
     episode_sources = sorted({e.id for e, _, _ in episodes} | waiting)
     if lesson_sources:
         for link in LESSON_LINKS:
@@ -76,46 +93,116 @@ def apply(
     if episode_sources:
         for link in EPISODE_LINKS:
             g.q(link, everything=False, ids=episode_sources)
-    sources = sorted(set(lesson_sources) | set(episode_sources))
+    done.episodes = episode_sources
     if remember:
         g.q("pending_put", rows=[{"src": r["src"], "dst": r["dst"]} for r in remember])
-    written = [new_lessons[i] for i in sorted(new_lessons)]
+    written = [new_lessons[i] for i in sorted(created | reshaped)]
     _pending(g, written, [e for e, _, _ in episodes], appeared)
-    return sources
+    return done
 
 
-def _create(g: Graph, nodes: list[tuple[Node, str]], episodes: list[tuple[Episode, str, str]]):
+def _delete(g: Graph, ids: list[str], remember: list[dict], done: Applied) -> None:
+    """Delete lessons; whatever named them links again if they come back."""
+    remember += g.q("neighbours", ids=ids)
+    # The holders of their claims count those claims' rescues: folded again.
+    done.lessons |= {r["holder"] for r in g.q("claims_of", ids=ids)}
+    g.q("lessons_delete", ids=ids)
+
+
+def _create(
+    g: Graph,
+    nodes: list[tuple[Node, str]],
+    episodes: list[tuple[Episode, str, str]],
+    done: Applied | None = None,
+) -> set[str]:
+    """Create lessons (with their claims) and episodes; returns the new claims' ids. The new
+    lessons, and the holders of their claims, are folded (`done`)."""
+    claims = [c for n, _ in nodes for c in claim_rows(n)]
     if nodes:
         g.q("lessons_create", rows=[lesson_row(n, path) for n, path in nodes])
-        claims = [c for n, _ in nodes for c in claim_rows(n)]
         if claims:
             g.q("claims_create", rows=claims)
     if episodes:
         g.q("episodes_create", rows=[episode_row(e, scope, path) for e, scope, path in episodes])
+    if done is not None:
+        done.lessons |= {n.id for n, _ in nodes} | {c["holder"] for c in claims}
+    return {c["id"] for c in claims}
 
 
-def _update(g: Graph, nodes: list[tuple[Node, str]], remember: list[dict]) -> set[str]:
-    """Update changed lessons in place; returns the ids of the claims they newly drop."""
+_CLAIM_FIELDS = ("pos", "claim", "kind", "holder", "tokens")
+
+
+def _update(
+    g: Graph, nodes: list[tuple[Node, str]], remember: list[dict], done: Applied
+) -> tuple[set[str], set[str]]:
+    """Update changed lessons in place. Returns the lessons whose links changed (their own
+    lists or their claims: re-linked) and the ids of the claims they newly drop.
+
+    The graph's copy of each lesson's lists and claims is read first, so that a lesson whose
+    text alone changed costs one update: its edges and what episodes say of it stay."""
     if not nodes:
-        return set()
+        done.apex_delta = 0
+        return set(), set()
     ids = [n.id for n, _ in nodes]
-    g.q("lessons_update", rows=[lesson_row(n, path) for n, path in nodes])
-    g.q("unlink_derived", ids=ids)
-    g.q("unlink_disputes", ids=ids)
-    old = {r["id"] for r in g.q("claims_of", ids=ids)}
-    rows = {c["id"]: c for n, _ in nodes for c in claim_rows(n)}
-    gone = sorted(old - rows.keys())
+    shape: dict[str, dict] = {}
+    old: dict[str, dict] = {}
+    for r in g.q("lessons_shape", ids=ids):
+        shape[r["id"]] = r
+        if r["claim"] is not None:
+            old[r["claim"]] = {
+                "owner": r["id"],
+                "pos": r["pos"],
+                "claim": r["text"],
+                "kind": r["kind"],
+                "holder": r["holder"],
+                "tokens": r["tokens"],
+            }
+    rows = [lesson_row(n, path) for n, path in nodes]
+    g.q("lessons_update", rows=rows)
+    lists = ("derived_ids", "parent_ids", "dispute_ids")
+    relinked = {r["id"] for r in rows if any(r[k] != shape.get(r["id"], {}).get(k) for k in lists)}
+    done.lessons |= {
+        r["id"] for r in rows if r["patch_ids"] != shape.get(r["id"], {}).get("patch_ids")
+    }
+    if relinked:
+        g.q("unlink_derived", ids=sorted(relinked))
+        g.q("unlink_disputes", ids=sorted(relinked))
+    elif all(r["id"] in shape and r["status"] == shape[r["id"]]["status"] for r in rows):
+        done.apex_delta = _apex_delta(g, rows, shape)  # no edge and no status moved
+    new = {c["id"]: c for n, _ in nodes for c in claim_rows(n)}
+    gone = sorted(old.keys() - new.keys())
     if gone:  # an episode whose failure a removed claim rescued links again if it returns
         remember += g.q("claim_rescuers", ids=gone)
         g.q("claims_delete", ids=gone)
-    kept = [rows[i] for i in sorted(old & rows.keys())]
-    if kept:
-        g.q("claims_update", rows=kept)
-        g.q("unlink_held_by", ids=[r["id"] for r in kept])
-    added = [rows[i] for i in sorted(rows.keys() - old)]
+    changed = [
+        new[i]
+        for i in sorted(old.keys() & new.keys())
+        if any(new[i][k] != old[i][k] for k in _CLAIM_FIELDS)
+    ]
+    if changed:
+        g.q("claims_update", rows=changed)
+    moved = [c["id"] for c in changed if c["holder"] != old[c["id"]]["holder"]]
+    if moved:
+        g.q("unlink_held_by", ids=moved)
+    added = [new[i] for i in sorted(new.keys() - old.keys())]
     if added:
         g.q("claims_create", rows=added)
-    return {r["id"] for r in added}
+    # A claim added, removed or moved to another holder changes its owner's links and what
+    # the holders (old and new) count of rescues.
+    touched = [*(old[i] for i in gone), *added, *(new[i] for i in moved)]
+    relinked |= {c["owner"] for c in touched}
+    done.lessons |= {c["holder"] for c in touched} | {old[i]["holder"] for i in moved}
+    done.lessons |= {c["owner"] for c in touched}
+    return relinked, {c["id"] for c in added}
+
+
+def _apex_delta(g: Graph, rows: list[dict], shape: dict[str, dict]) -> int:
+    """How much the apexes' token total moved with these updated lessons (their status and
+    links as they were, so the apexes are the lessons they were)."""
+    moved = {r["id"]: r["tokens"] - shape[r["id"]]["lesson_tokens"] for r in rows}
+    ask = sorted(i for i, d in moved.items() if d)
+    apexes = [r["id"] for r in g.q("apexes_among", ids=ask)] if ask else []
+    return sum(moved[i] for i in apexes)
 
 
 def _pending(

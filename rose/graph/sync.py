@@ -59,6 +59,11 @@ class SyncReport:
     fingerprint: str = ""
     #: The database's identity when `states` was scanned (see `Store._unchanged`), or None.
     held_by: list | None = field(default=None, repr=False)
+    #: The fingerprint the graph held before the sync, and how much the sync moved the apexes'
+    #: token total when it left the apexes as they were (else None): the recall view is
+    #: carried forward from these (`rose.store.view.advanced`).
+    before: str = ""
+    apex_delta: int | None = None
 
     @property
     def changed(self) -> bool:
@@ -197,6 +202,7 @@ def sync(
     report = SyncReport(
         full=full, read=len(changed), removed=len(removed), states=current, fingerprint=print_
     )
+    report.before = meta.get("files") or ""
     if not (full or changed or removed):
         report.errors = sorted(old_errors)
         _record(g, print_, report.errors)
@@ -206,11 +212,11 @@ def sync(
 
     nodes, episodes, results = _parse(changed, claimed_by)
     old = [known_rows[p] for p in stale if p in known_rows and known_rows[p]["item"]]
-    lesson_ids = {r["item"] for r in old if r["kind"] == "node"} | {n.id for n, _ in nodes}
     episode_ids = {r["item"] for r in old if r["kind"] == "episode"} | {e.id for e, _ in episodes}
     # Lessons whose record the changed episodes touch, before and after the change.
-    named, claim_refs = set(lesson_ids), set()
-    old_eps = [r["episode"] for r in g.q("episode_get", ids=sorted(episode_ids))] if old else []
+    named, claim_refs = set(), set()
+    old_ids = sorted({r["item"] for r in old if r["kind"] == "episode"})
+    old_eps = [r["episode"] for r in g.q("episode_get", ids=old_ids)] if old_ids else []
     for ref in [*old_eps, *(e for e, _ in episodes)]:
         more, cl = episode_refs(ref)
         named |= more
@@ -223,8 +229,7 @@ def sync(
     with g.transaction():
         if full:
             g.q("wipe")
-            g.q("meta_set", key="schema", value=schema_version())
-        sources = apply(
+        done = apply(
             g,
             [(n, st.path) for n, st in nodes],
             [(e, st.scope, st.path) for e, st in episodes],
@@ -235,30 +240,42 @@ def sync(
         # Derived edges and folds read what this transaction wrote: they run in the next one
         # (the engine's reads of relationships written earlier in the same transaction can
         # miss or repeat some). Recorded here, so a crash in between is finished on next open.
-        derive = {"full": full, "episodes": sources, "lessons": sorted(named)}
+        # A sync that changed no episode and only lessons' text has nothing to derive.
+        named |= done.lessons
+        report.apex_delta = None if full else done.apex_delta
+        derive = {"full": full, "episodes": done.episodes, "lessons": sorted(named)}
         derive["claims"] = sorted(claim_refs)
-        g.q("meta_set", key="derive", value=json.dumps(derive))
-        if not full and stale:
-            g.q("files_delete", paths=sorted(stale))
-        file_rows = [
-            {
-                "path": st.path,
-                "kind": st.kind,
-                "scope": st.scope,
-                "mtime_ns": st.mtime_ns,
-                "size": st.size,
-                "item": results[st.path][0],
-                "error": results[st.path][1],
-            }
-            for st in changed
-        ]
-        if file_rows:
-            g.q("files_put", rows=file_rows)
-        _record(g, print_, report.errors)
-    _derive(g, derive)
+        todo = full or bool(episode_ids or done.episodes or named or claim_refs)
+        _put_files(g, changed, [] if full else removed, results)
+        meta = {"derive": json.dumps(derive) if todo else ""}
+        if full:
+            meta["schema"] = schema_version()
+        _record(g, print_, report.errors, meta)
+    if todo:
+        _derive(g, derive)
     synced.write_states(g.path, print_, current)
     report.seconds = time.monotonic() - t0
     return report
+
+
+def _put_files(g: Graph, changed: list[FileState], removed: list[str], results: dict) -> None:
+    """The files' own rows: what each changed file holds (or why it could not be read)."""
+    if removed:
+        g.q("files_delete", paths=sorted(removed))
+    rows = [
+        {
+            "path": st.path,
+            "kind": st.kind,
+            "scope": st.scope,
+            "mtime_ns": st.mtime_ns,
+            "size": st.size,
+            "item": results[st.path][0],
+            "error": results[st.path][1],
+        }
+        for st in changed
+    ]
+    if rows:
+        g.q("files_put", rows=rows)
 
 
 def _derive(g: Graph, todo: dict) -> None:
@@ -306,8 +323,13 @@ def _diff(g: Graph, meta: dict, current: dict[str, FileState], errors: list, ful
     stale = set(removed) | {st.path for st in changed}
     rows = {r["path"]: r for r in g.q("files_get", paths=sorted(stale))} if stale else {}
 
+    # An id that one of these files held is held by no other file (a duplicate is kept as
+    # an error, holding nothing): only the others are looked up.
+    held_here = {r["item"] for r in rows.values() if r["item"]}
+
     def claimed_by(ids: list[str]) -> dict[str, str]:
-        found = g.q("files_holding", ids=ids) if ids else []
+        ask = [i for i in ids if i not in held_here]
+        found = g.q("files_holding", ids=ask) if ask else []
         return {r["item"]: r["path"] for r in found if r["path"] not in stale}
 
     return changed, removed, rows, [(p, e) for p, e in errors if p not in stale], claimed_by
@@ -321,10 +343,11 @@ def _reusable(g: Graph, known: SyncReport | None, errors: list) -> bool:
     return synced.identity(g.path) == known.held_by
 
 
-def _record(g: Graph, print_: str, errors: list) -> None:
-    """What the next open compares against, written with the rows it describes."""
-    g.q("meta_set", key="file_errors", value=json.dumps(errors))
-    g.q("meta_set", key="files", value=print_)
+def _record(g: Graph, print_: str, errors: list, more: dict[str, str] | None = None) -> None:
+    """What the next open compares against, written with the rows it describes (and `more`
+    meta entries), in one statement."""
+    meta = {"file_errors": json.dumps(errors), "files": print_, **(more or {})}
+    g.q("meta_put", rows=[{"key": k, "value": v} for k, v in meta.items()])
 
 
 def _fixed_episodes(current: dict, known: dict, changed: list) -> list[FileState]:

@@ -3,7 +3,8 @@
 // the lesson's text.
 MATCH (e:Episode)-[:SERVED]->(l:Lesson)
 WHERE e.prompt <> '' AND size(e.attributed_by) > 0
+OPTIONAL MATCH (t:LessonText {id: l.id})
 OPTIONAL MATCH (e)-[u:USED]->(l)
 RETURN e.id AS episode, e.prompt AS prompt, l.id AS lesson, l.title AS title, l.gist AS gist,
-       l.body AS body, count(u) AS used
+       coalesce(t.body, '') AS body, count(u) AS used
 ORDER BY episode, lesson;

@@ -1,2 +1,4 @@
+// Each lesson with every field, its body from its own table (see lessons_update).
 MATCH (l:Lesson) WHERE l.id IN $ids
-RETURN l AS lesson;
+OPTIONAL MATCH (t:LessonText {id: l.id})
+RETURN {id: l.id, scope: l.scope, family: l.family, title: l.title, gist: l.gist, provisional: l.provisional, level: l.level, status: l.status, origin: l.origin, conflict: l.conflict, tokens: l.tokens, gist_tokens: l.gist_tokens, derived_ids: l.derived_ids, parent_ids: l.parent_ids, covers: l.covers, dispute_ids: l.dispute_ids, preserve: l.preserve, load_bearing: l.load_bearing, patches: l.patches, patch_ids: l.patch_ids, patch_rescues: l.patch_rescues, attempts: l.attempts, successes: l.successes, failures: l.failures, expansions: l.expansions, rescues: l.rescues, last_used: l.last_used, created: l.created, updated: l.updated, path: l.path, body: coalesce(t.body, '')} AS lesson;

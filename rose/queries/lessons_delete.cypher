@@ -1,3 +1,4 @@
 MATCH (l:Lesson) WHERE l.id IN $ids
 OPTIONAL MATCH (l)-[:DROPPED]->(c:Claim)
-DETACH DELETE c, l;
+OPTIONAL MATCH (t:LessonText {id: l.id})
+DETACH DELETE c, t, l;

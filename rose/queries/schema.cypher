@@ -1,4 +1,4 @@
-CREATE NODE TABLE IF NOT EXISTS Lesson(id STRING PRIMARY KEY, scope STRING, family STRING, title STRING, gist STRING, provisional STRING[], body STRING, level INT64, status STRING, origin STRING, conflict STRING, tokens INT64, gist_tokens INT64, derived_ids STRING[], parent_ids STRING[], covers STRING[], dispute_ids STRING[], preserve STRING[], load_bearing STRING[], patches STRING[], patch_ids STRING[], patch_rescues STRING[], attempts INT64, successes INT64, failures INT64, expansions INT64, rescues INT64, last_used STRING, created STRING, updated STRING, path STRING);
+CREATE NODE TABLE IF NOT EXISTS Lesson(id STRING PRIMARY KEY, scope STRING, family STRING, title STRING, gist STRING, provisional STRING[], level INT64, status STRING, origin STRING, conflict STRING, tokens INT64, gist_tokens INT64, derived_ids STRING[], parent_ids STRING[], covers STRING[], dispute_ids STRING[], preserve STRING[], load_bearing STRING[], patches STRING[], patch_ids STRING[], patch_rescues STRING[], attempts INT64, successes INT64, failures INT64, expansions INT64, rescues INT64, last_used STRING, created STRING, updated STRING, path STRING);
 CREATE NODE TABLE IF NOT EXISTS Episode(id STRING PRIMARY KEY, scope STRING, prompt STRING, outcome STRING, served_ids STRING[], used_ids STRING[], unused_ids STRING[], causes STRING[], recall STRING, rule_ids STRING[], attributed_by STRING[], accepted_summary STRING, session STRING, turn INT64, citation_ids STRING[], load_bearing STRING[], expanded STRING[], rescued STRING[], patch_rescued STRING[], time STRING, path STRING);
 CREATE NODE TABLE IF NOT EXISTS Claim(id STRING PRIMARY KEY, owner STRING, pos INT64, claim STRING, kind STRING, holder STRING, tokens INT64, rescues INT64);
 CREATE NODE TABLE IF NOT EXISTS SourceFile(path STRING PRIMARY KEY, kind STRING, scope STRING, mtime_ns INT64, size INT64, item STRING, error STRING);
@@ -13,4 +13,5 @@ CREATE REL TABLE IF NOT EXISTS DISPUTES(FROM Lesson TO Lesson);
 CREATE REL TABLE IF NOT EXISTS EXPANDED(FROM Episode TO Lesson, claim STRING);
 CREATE REL TABLE IF NOT EXISTS RESCUED(FROM Episode TO Claim);
 CREATE REL TABLE IF NOT EXISTS PATCH_RESCUED(FROM Episode TO Lesson, patch STRING);
+CREATE NODE TABLE IF NOT EXISTS LessonText(id STRING PRIMARY KEY, body STRING);
 CREATE NODE TABLE IF NOT EXISTS Pending(id STRING PRIMARY KEY, src STRING, dst STRING);

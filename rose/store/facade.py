@@ -615,24 +615,17 @@ class Store:
 
     def _refresh_view(self, g: Graph) -> None:
         """Rewrite the recall view when the files or the recall settings moved on."""
-        from rose.store import scan
         from rose.store import view as recall_view
 
         # The key first: a config edit landing between it and the stamp below can only make
         # the next open think the view stale, never current.
-        key = self._view_key(self.last_sync.fingerprint)
-        rc = self.config.recall
-        want = {
-            "format": recall_view.FORMAT,
-            "stamp": scan.stamp(self.last_sync.states, self.roots),
-            "evidence": scan.evidence_stamp(self.last_sync.states),  # stats shown in the view
-            "budget": rc.max_pack_tokens,
-            "enabled": rc.enabled,
-            "fresh_turns": rc.stays_fresh_turns,
-        }
+        report = self.last_sync
+        key = self._view_key(report.fingerprint)
+        want = recall_view.stamps(report.states, self.roots, report.fingerprint, self.config)
         current = recall_view.read(self.primary.recall_view)
         if not (current and all(current.get(k) == v for k, v in want.items())):
-            view = recall_view.build(g, self.roots, self.config, self.last_sync.states)
+            view = recall_view.advanced(current, want, report.before, report.apex_delta)
+            view = view or recall_view.build(g, self.config, want)
             recall_view.write(self.primary.recall_view, view)
         self._view_checked = (key, self.last_sync.fingerprint)
 

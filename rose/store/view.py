@@ -20,7 +20,7 @@ from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
 from rose.store import scan, shortid
 
-FORMAT = 9  # 9: head_pull (8: sources; 7: patch ids; 6: short ids; 5: exact total_tokens)
+FORMAT = 10  # 10: files (9: head_pull; 8: sources; 7: patch ids; 6: short ids; 5: exact totals)
 
 
 @cache
@@ -145,8 +145,44 @@ def budget_warning(lesson: dict, budget: int) -> str:
     )
 
 
-def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> dict:
-    """The view for the graph as it is now; `states` is the file scan the graph was synced to.
+def stamps(states: dict, roots: list[tuple[str, str]], fingerprint: str, config: Any) -> dict:
+    """What a view is built from (the files, by the hook's stamp and by the graph's
+    fingerprint, and the recall settings): a view holding all of these is current."""
+    rc = config.recall
+    return {
+        "format": FORMAT,
+        "stamp": scan.stamp(states, roots),
+        "evidence": scan.evidence_stamp(states),  # the stats shown in the view
+        "files": fingerprint,
+        "budget": rc.max_pack_tokens,
+        "enabled": rc.enabled,
+        "fresh_turns": rc.stays_fresh_turns,
+    }
+
+
+def advanced(current: dict | None, want: dict, since: str, delta: int | None) -> dict | None:
+    """The view after a sync that left the apexes as they were and moved their token total by
+    `delta` (None: not known), from `current`, the view built for the files the sync started
+    from (`since`, their fingerprint); or None when it must be built again.
+
+    Only a view that renders no lesson, before and after, is carried forward: one that renders
+    them shows what changed (`build`)."""
+    if delta is None or not current or current.get("files") != since or current.get("lessons"):
+        return None
+    settings = ("format", "budget", "enabled", "fresh_turns")
+    if any(current.get(k) != want[k] for k in settings) or not current.get("apexes"):
+        return None
+    total = int(current["total_tokens"]) + delta
+    if current.get("fits") or total <= want["budget"] * 1.5:  # it may fit now: render it
+        return None
+    frame = {"head": render("inject/head"), "tail": render("inject/tail")}
+    if any(current.get(k) != v for k, v in frame.items()):
+        return None
+    return {**current, **want, "total_tokens": total}
+
+
+def build(g: Graph, config: Any, want: dict) -> dict:
+    """The view for the graph as it is now; `want` is what it is built from (`stamps`).
 
     Lessons are rendered into it only when the apexes may fit the budget: past it the
     hook needs the model anyway, and a large store must not rewrite megabytes per save.
@@ -172,12 +208,7 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
         total = tokens.count(block(head, [i["full"] for i in lessons], tail))
     fits = bool(count) and total <= budget
     return {
-        "format": FORMAT,
-        "stamp": scan.stamp(states, roots),
-        "evidence": scan.evidence_stamp(states),
-        "enabled": config.recall.enabled,
-        "budget": budget,
-        "fresh_turns": config.recall.stays_fresh_turns,
+        **want,
         "empty": not count,
         "fits": fits,
         "apexes": count,
@@ -193,7 +224,7 @@ def build(g: Graph, roots: list[tuple[str, str]], config: Any, states: dict) -> 
 
 def write(path, view: dict) -> None:
     """Compact JSON: the prompt hook parses this file on every prompt."""
-    write_json(path, view, compact=True)
+    write_json(path, view, compact=True, durable=False)  # rebuilt when missing or stale
 
 
 def read(path: Path) -> dict | None:

@@ -1,0 +1,85 @@
+"""The recall view carried forward after an edit is the view a rebuild would make.
+
+Locks in: a sync that leaves the apexes as they were (lessons edited in place, their status
+and links unchanged) moves the view's token total by what the edit moved, without rebuilding
+it (`rose.store.view.advanced`); anything else (a status or a link changed, a lesson added,
+a view that renders lessons) builds it again. After every step the view on disk is compared
+with one built from scratch.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rose.store import view as recall_view
+from rose.store.facade import Store
+
+pytestmark = pytest.mark.graph
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per view built from the graph (not carried forward)."""
+    seen: list[int] = []
+    real = recall_view.build
+
+    def counting(*args, **kwargs):
+        seen.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(recall_view, "build", counting)
+    return seen
+
+
+def _rebuilt(store: Store) -> dict:
+    store.primary.recall_view.unlink()
+    return store.view()
+
+
+def _edit(store: Store, lesson_id: str, n: int) -> None:
+    path = next(store.primary.nodes.rglob(f"{lesson_id}.md"))
+    path.write_text(path.read_text(encoding="utf-8") + f"\nAnd one more thing, {n}.\n")
+
+
+def test_edits_carry_the_view_forward_and_it_equals_a_rebuild(store: Store, builds: list[int]):
+    (store.primary.root / "config.yaml").write_text("recall:\n  max_pack_tokens: 150\n")
+    store = Store.open(store.primary.root.parent)
+    ids = [store.add(f"Rule {i}: " + "check the inputs first. " * 12, family=f"f{i}").id
+           for i in range(4)]  # fmt: skip
+    first = _rebuilt(store)
+    assert (first["apexes"], first["fits"], first["lessons"]) == (4, False, [])
+    for n in range(5):
+        _edit(store, ids[n % 4], n)
+        before = len(builds)
+        carried = store.view()
+        assert len(builds) == before  # carried forward, not built
+        assert carried["total_tokens"] > first["total_tokens"]
+        assert _rebuilt(store) == carried
+
+
+def test_a_changed_status_or_a_new_lesson_builds_the_view_again(store: Store, builds: list[int]):
+    (store.primary.root / "config.yaml").write_text("recall:\n  max_pack_tokens: 150\n")
+    store = Store.open(store.primary.root.parent)
+    ids = [store.add(f"Rule {i}: " + "check the inputs first. " * 12, family=f"f{i}").id
+           for i in range(3)]  # fmt: skip
+    _rebuilt(store)
+    node = store.get(ids[0])
+    node.status = "archived"
+    before = len(builds)
+    store.save(node)
+    assert len(builds) == before + 1
+    assert store.view()["apexes"] == 2
+    assert _rebuilt(store) == store.view()
+    store.add("Rule 9: " + "log what you skipped. " * 12, family="f9")
+    assert store.view()["apexes"] == 3
+    assert _rebuilt(store) == store.view()
+
+
+def test_a_view_that_renders_lessons_is_built_again(store: Store, builds: list[int]):
+    lesson = store.add("Keep the cache warm.", family="cache")
+    assert store.view()["fits"]
+    _edit(store, lesson.id, 1)
+    before = len(builds)
+    view = store.view()
+    assert len(builds) == before + 1
+    assert "one more thing" in view["lessons"][0]["full"]
