@@ -15,7 +15,7 @@ import marshal
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -184,9 +184,12 @@ def sync(
         raise SchemaOutdated(str(g.path))
     if meta.get("derive"):  # a sync that crashed between its two transactions
         _derive(g, json.loads(meta["derive"]))
-    if known is not None and not full and meta.get("files") == known.fingerprint:
-        return known
     errors = [tuple(e) for e in json.loads(meta.get("file_errors") or "[]")]
+    if known is not None and not full and meta.get("files") == known.fingerprint:
+        # The graph holds what the scan found; its broken files are the graph's record, not
+        # the scan's (a lesson's breaking or mending leaves the fingerprint as it was, and
+        # another process may have synced it in between).
+        return replace(known, errors=errors, held_by=None)
     if _reusable(g, known, errors):  # the scan made just before the open still stands
         current, print_ = known.states, known.fingerprint  # type: ignore[union-attr]
     else:

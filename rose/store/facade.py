@@ -670,8 +670,9 @@ class Store:
         """Broken files, links to lessons that do not exist, and cycles, each with its path."""
         import networkx as nx
 
+        dangling = g.q("dangling_refs")  # first: a lazy graph opens (and syncs) on it
         out = [Problem(p, r) for p, r in self.last_sync.errors]
-        for r in g.q("dangling_refs"):
+        for r in dangling:
             out.append(Problem(r["path"], f"links to {r['missing']}, which does not exist"))
         dag = nx.DiGraph((r["parent"], r["child"]) for r in g.q("edges_all"))
         paths = {r["id"]: r["path"] for r in g.q("lessons_all")}
