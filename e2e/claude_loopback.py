@@ -32,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from rose.sim.hosts import claude_env
 from rose.sim.loopback import serve
 
 LESSON = "The staging database listens on port 5433, not 5432."
@@ -64,13 +65,7 @@ def _env(home: Path, port: int, rose_cmd: list[str]) -> dict[str, str]:
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
-        "ANTHROPIC_API_KEY": "sk-ant-fake-e2e-loopback",
-        "DISABLE_AUTOUPDATER": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "NO_PROXY": "127.0.0.1,localhost",
+        **claude_env(port),
     }
     if os.environ.get("PYTHONPATH"):  # a checkout run without installing: its hooks too
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]

@@ -31,6 +31,7 @@ from rose.sim import World, scoreboard
 from rose.sim.agent import Agent
 from rose.sim.transcript import claude_code
 from rose.store.facade import Store
+from tests._route_sim import served_and_used
 
 pytestmark = pytest.mark.graph
 
@@ -65,15 +66,8 @@ def _work(tmp: Path, settings: dict[str, str]) -> tuple[float, float, Store]:
             session = agent.session(task, block)
             host.end(sid, claude_code(session, session_id=sid, cwd=str(tmp)))
         store = host.store()
-    rows = store.query(
-        "MATCH (e:Episode) OPTIONAL MATCH (e)-[:SERVED]->(l:Lesson) "
-        "OPTIONAL MATCH (e)-[u:USED]->(l) WITH e, count(l) AS s, count(u) AS u "
-        "RETURN e.session AS session, s, u"
-    )[0]
-    later = [r for r in rows if int(r["session"].rsplit("-", 1)[1]) >= LATER]
-    assert len(later) == SESSIONS - LATER
-    served = sum(r["s"] for r in later)
-    used = sum(r["u"] for r in later)
+    served, used, episodes = served_and_used(store, LATER)
+    assert episodes == SESSIONS - LATER
     return used / served, present / needed, store
 
 

@@ -27,6 +27,7 @@ from rose.sim import World, scoreboard
 from rose.sim.agent import Agent
 from rose.sim.transcript import claude_code
 from rose.store.facade import Store
+from tests._route_sim import served_and_used
 
 pytestmark = pytest.mark.graph
 
@@ -57,14 +58,7 @@ def _later(tmp: Path, enabled: bool) -> tuple[float, float, Store]:
             session = agent.session(task, block)
             host.end(sid, claude_code(session, session_id=sid, cwd=str(tmp)))
         store = host.store()
-    rows = store.query(
-        "MATCH (e:Episode) OPTIONAL MATCH (e)-[:SERVED]->(l:Lesson) "
-        "OPTIONAL MATCH (e)-[u:USED]->(l) WITH e, count(l) AS s, count(u) AS u "
-        "RETURN e.session AS session, s, u"
-    )[0]
-    later = [r for r in rows if not r["session"].endswith("-0")]
-    served = sum(r["s"] for r in later)
-    used = sum(r["u"] for r in later)
+    served, used, _ = served_and_used(store, 1)
     return present / (len(needed) * (SESSIONS - 1)), (used / served if served else 0.0), store
 
 
