@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from rose.store import opened
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
@@ -22,14 +23,14 @@ def test_a_sync_between_scan_and_open_keeps_the_broken_file_reported(store: Stor
     broken.write_text("---\n: [broken\n---\nbody\n", encoding="utf-8")
     root = store.primary.root
     late = Store(root, None)
-    known, _ = late._unchanged()  # this process scans; it has not opened the database yet
+    known, _ = opened.unchanged(late)  # this process scans; it has not opened the database yet
     assert known is not None and known.errors == []  # the scan reads no file's text
     with Store(root, None).graph() as first:  # another process syncs first
         first.q("lesson_id_list")
     stack, g, _ = late._synced(late.lock_timeout_s, False, known)  # then this one opens
     with stack:
         late._refresh_view(g)
-        late._remember()
+        opened.remember(late)
     assert [Path(p) for p, _ in late.last_sync.errors] == [broken]
     later = Store(root, None)
     with later.graph() as g:

@@ -57,7 +57,7 @@ class SyncReport:
     states: dict[str, FileState] = field(default_factory=dict, repr=False)
     #: `fingerprint(states, broken files)`: what the graph's meta record holds after the sync.
     fingerprint: str = ""
-    #: The database's identity when `states` was scanned (see `Store._unchanged`), or None.
+    #: The database's identity when `states` was scanned (`rose.store.opened.unchanged`).
     held_by: list | None = field(default=None, repr=False)
     #: The fingerprint the graph held before the sync, and how much the sync moved the apexes'
     #: token total when it left the apexes as they were (else None): the recall view is

@@ -32,7 +32,7 @@ from rose.graph.engine import (
 from rose.graph.rows import episode_from_row, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Episode, Node, RoutingRule, derived_id, now
-from rose.store import journal, shortid
+from rose.store import journal, opened, shortid
 from rose.store.draft import draft
 from rose.store.layout import StoreDir, find_project_root, global_root
 from rose.store.nodefile import dump_episode, dump_node
@@ -85,7 +85,7 @@ class Store:
         #: How long an open waits for another process's lock; hooks lower it.
         self.lock_timeout_s = self.config.graph.lock_timeout_s
         #: (view key, fingerprint) the recall view was last found or made current for.
-        self._view_checked: tuple[list, str] | None = None
+        self.view_checked: tuple[list, str] | None = None
         self.last_sync = SyncReport()
 
     # -- finding and creating ------------------------------------------------------------
@@ -138,7 +138,7 @@ class Store:
         an open with nothing changed and nothing asked costs the file scan alone.
         """
         deadline = deadline_s if deadline_s is not None else self.lock_timeout_s
-        known, view_ok = (None, False) if full else self._unchanged()
+        known, view_ok = (None, False) if full else opened.unchanged(self)
         if known is not None and view_ok and not known.held_by:
             self.last_sync = known
             with ExitStack() as outer:
@@ -146,7 +146,7 @@ class Store:
                 try:
                     yield lazy
                     if lazy.opened:
-                        self._remember()
+                        opened.remember(self)
                 except QueryError as exc:
                     if not exc.damaged:
                         raise
@@ -160,7 +160,7 @@ class Store:
                     self._rebuilt(*healed)
                 self._refresh_view(g)
                 yield g
-                self._remember()
+                opened.remember(self)
             except QueryError as exc:
                 if not exc.damaged:
                     raise
@@ -177,67 +177,6 @@ class Store:
         if self.last_sync is not known:  # another process synced newer files meanwhile
             self._refresh_view(g)
         return g
-
-    def _unchanged(self) -> tuple[SyncReport | None, bool]:
-        """(the sync report, whether the recall view is current) when the files match what
-        the database was last synced to and the database is as its last holder left it;
-        (None, False) when the database must be opened to tell. When the database is as
-        left but the files moved on, the report holds the scan (and `held_by` the database's
-        identity), for the sync to start from."""
-        from rose.graph import synced
-        from rose.graph.sync import fingerprint, scan, schema_version
-
-        path = self.graph_path
-        rec = synced.read(path)
-        if rec is None or rec.get("schema") != schema_version():
-            return None, False
-        if synced.identity(path) != rec.get("db") or (self.primary.root / journal.NAME).exists():
-            return None, False
-        errors = [tuple(e) for e in rec.get("errors", [])]
-        states = scan(self.dirs)
-        print_ = fingerprint(states, [p for p, _ in errors])
-        report = SyncReport(errors=errors, states=states, fingerprint=print_)
-        if print_ != rec.get("files"):  # something changed: the sync need not scan again
-            report.held_by = rec.get("db")
-            return report, False
-        view = rec.get("view") or {}
-        view_ok = view.get("key") == self._view_key(print_) and view.get(
-            "file"
-        ) == synced.file_identity(self.primary.recall_view)
-        return report, view_ok
-
-    def _view_key(self, print_: str) -> list:
-        """What the recall view is a function of: the files (by their fingerprint), the config
-        files' mtimes (the view's stamp has them) and the recall settings."""
-        from rose.graph import synced
-        from rose.store import view as recall_view
-
-        rc = self.config.recall
-        configs = [synced.file_identity(os.path.join(r, "config.yaml")) for r, _ in self.roots]
-        return [recall_view.FORMAT, print_, configs, rc.max_pack_tokens, rc.enabled,
-                rc.stays_fresh_turns]  # fmt: skip
-
-    def _remember(self) -> None:
-        """Record what the graph now holds, for the next open (`rose.graph.synced`). Called
-        while the database is still held, after the last write to it."""
-        from rose.graph import synced
-        from rose.graph.sync import schema_version
-
-        report = self.last_sync
-        if not report.fingerprint:
-            return
-        rec: dict[str, Any] = {
-            "schema": schema_version(),
-            "files": report.fingerprint,
-            "errors": [list(e) for e in report.errors],
-            "db": synced.identity(self.graph_path),
-        }
-        if self._view_checked and self._view_checked[1] == report.fingerprint:
-            rec["view"] = {
-                "key": self._view_checked[0],
-                "file": synced.file_identity(self.primary.recall_view),
-            }
-        synced.write(self.graph_path, rec)
 
     def _synced(
         self, deadline: float, full: bool, known: SyncReport | None = None
@@ -620,14 +559,14 @@ class Store:
         # The key first: a config edit landing between it and the stamp below can only make
         # the next open think the view stale, never current.
         report = self.last_sync
-        key = self._view_key(report.fingerprint)
+        key = opened.view_key(self, report.fingerprint)
         want = recall_view.stamps(report.states, self.roots, report.fingerprint, self.config)
         current = recall_view.read(self.primary.recall_view)
         if not (current and all(current.get(k) == v for k, v in want.items())):
             view = recall_view.advanced(current, want, report.before, report.apex_delta)
             view = view or recall_view.build(g, self.config, want)
             recall_view.write(self.primary.recall_view, view)
-        self._view_checked = (key, self.last_sync.fingerprint)
+        self.view_checked = (key, self.last_sync.fingerprint)
 
     def view(self) -> dict:
         """The current recall view, rebuilt first if the files changed underneath it."""
