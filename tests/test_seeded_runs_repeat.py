@@ -65,33 +65,30 @@ def _numbered() -> Iterator[None]:
         models.new_id = real
 
 
-def test_the_same_compression_twice_makes_the_same_lesson(tmp_path: Path):
+def _twice(tmp_path: Path, build, helpers, due) -> tuple[str, list]:
+    """The stage `due` run on two stores built alike (`build`): the lesson each made, which
+    must be the same, and its record (asserted equal); returns the lesson and the record."""
     made = []
     for run in ("a", "b"):
         with _numbered():
-            f = _compress.family(tmp_path / run, seed=0)
-        j = _compress.judge(f)
-        (attempt,) = c.compress_due(f.store, judge=j, prober=_compress.prober(j))
+            made_from = build(tmp_path / run, seed=0)
+        j = helpers.judge(made_from)
+        (attempt,) = due(made_from.store, judge=j, prober=helpers.prober(j))
         assert attempt.result == "accepted", attempt.reason
-        made.append((attempt.new, _record(f.store)))
+        made.append((attempt.new, _record(made_from.store)))
     (first, record_a), (second, record_b) = made
     assert first == second
     assert record_a == record_b
-    assert any(first in path for path in record_a[0])
+    return first, record_a
+
+
+def test_the_same_compression_twice_makes_the_same_lesson(tmp_path: Path):
+    first, record = _twice(tmp_path, _compress.family, _compress, c.compress_due)
+    assert any(first in path for path in record[0])
 
 
 def test_the_same_merge_twice_makes_the_same_parent(tmp_path: Path):
-    made = []
-    for run in ("a", "b"):
-        with _numbered():
-            p = _merge.pair(tmp_path / run, seed=0)
-        j = _merge.judge(p)
-        (attempt,) = mg.merge_due(p.store, judge=j, prober=_merge.prober(j))
-        assert attempt.result == "accepted", attempt.reason
-        made.append((attempt.new, _record(p.store)))
-    (first, record_a), (second, record_b) = made
-    assert first == second
-    assert record_a == record_b
+    _twice(tmp_path, _merge.pair, _merge, mg.merge_due)
 
 
 def test_a_derived_id_already_held_is_stepped_past(store: Store):
