@@ -101,3 +101,31 @@ def test_what_was_found_goes_to_the_session_log(tmp_path: Path):
     reflect.record(tmp_path, "s2", 1, reflect.Reflection(error="x"), source="background")
     (only,) = sessions.read(tmp_path, "s2")
     assert only["t"] == "reflected" and only["produced"] is False and only["error"] == "x"
+
+
+def test_the_reflector_is_shown_the_requests_a_reply_continues():
+    """A reply ("that is not right: ...") is reflected on with the session's earlier
+    requests, oldest first: the opening one says what kind of task the work was."""
+    from rose.judge.calls import render
+    from rose.judge.models import ReflectContext
+
+    ctx = ReflectContext(
+        prompt="That is not right: use 8081.",
+        digest="User: use 8081",
+        earlier=["Please fix the api port.", "It still fails."],
+    )
+    text = render("reflect", ctx)
+    assert text.index("Please fix the api port.") < text.index("It still fails.")
+    assert "<earlier>" in text and text.index("<task>") < text.index("<earlier>")
+    assert "<earlier>" not in render("reflect", ctx.model_copy(update={"earlier": []}))
+
+
+def test_earlier_requests_are_the_last_few_before_the_unit_each_clipped():
+    from rose.host import learning
+
+    prompts = [{"prompt": f"request {i}"} for i in range(6)]
+    prompts[4]["prompt"] = "x" * 5000
+    shown = learning._earlier(prompts, prompts[5])
+    assert shown[:2] == ["request 2", "request 3"] and len(shown) == learning.EARLIER_REQUESTS
+    assert len(shown[2]) == learning.EARLIER_CHARS and shown[2].endswith("…")
+    assert learning._earlier(prompts, prompts[0]) == []

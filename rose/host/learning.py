@@ -268,6 +268,23 @@ def _byte_range(path: str, start: int, end: int | None) -> tuple[int, int | None
     return first, (head.count(b"\n") + 1 if end is not None else None)
 
 
+#: How many of a session's requests before the reflected one the reflector is shown, and
+#: how much of each: enough to say what a reply continues, never a whole pasted log.
+EARLIER_REQUESTS = 3
+EARLIER_CHARS = 800
+
+
+def _earlier(prompts: list[dict], unit: dict) -> list[str]:
+    """The session's requests before `unit`'s, oldest first: the last few, each clipped."""
+    before = prompts[: prompts.index(unit)] if unit in prompts else []
+    out = []
+    for e in before[-EARLIER_REQUESTS:]:
+        text = " ".join(str(e.get("prompt") or "").split())
+        if text:
+            out.append(text if len(text) <= EARLIER_CHARS else text[: EARLIER_CHARS - 1] + "…")
+    return out
+
+
 def reflect_on(
     store: Store,
     session_id: str,
@@ -305,6 +322,7 @@ def reflect_on(
     answer, found = reflection.reflect(
         judge,
         prompt=str(unit.get("prompt", "")),
+        earlier=_earlier(prompts, unit),
         digest=d.text,
         served=_nodes(store, list(unit.get("served") or [])),  # what that unit had in context
         chosen=unit.get("recall") == "judged",

@@ -96,10 +96,13 @@ class ReflectContext(_Context):
     """`served`: the lessons the agent had in context, shown in full, so the reflector can
     say which did work and quote the sentences that did it; `chosen`: recall chose them
     from a larger store (else every lesson fit the budget and all were served, so there
-    was no choice for a selection rule to correct)."""
+    was no choice for a selection rule to correct); `earlier`: the session's requests before
+    `prompt`, oldest first, since a reply ("that is not right: ...") continues the work an
+    earlier request asked for, and that request says what kind of task it was."""
 
     prompt: str
     digest: str
+    earlier: list[str] = Field(default_factory=list)
     known: list[Candidate] = Field(default_factory=list)
     served: list[Lesson] = Field(default_factory=list)
     chosen: bool = False

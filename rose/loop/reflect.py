@@ -60,12 +60,14 @@ def reflect(
     served: list[Node],
     known: Sequence[Node] = (),
     chosen: bool = False,
+    earlier: Sequence[str] = (),
 ) -> tuple[m.ReflectAnswer | None, Reflection]:
     """Ask the reflector about one stretch of work; nothing is written here.
 
     An empty digest asks nothing (there is nothing to learn from). A failed call is
     reported in the `Reflection`, never raised. `chosen`: recall chose `served` from a
     larger store (the walk ran), rather than serving every lesson because all fit.
+    `earlier`: the session's requests before `prompt`, oldest first.
     """
     out = Reflection()
     if not digest.strip():
@@ -73,6 +75,7 @@ def reflect(
     ctx = m.ReflectContext(
         prompt=prompt,
         digest=digest,
+        earlier=list(earlier),
         known=[m.Candidate(id=n.id, title=n.title, gist=n.gist) for n in [*served, *known]],
         served=[_lesson(n) for n in served],
         chosen=chosen,

@@ -17,15 +17,17 @@ rank_repairs. Each reads only what its prompt shows, as a real model would.
   that state a fact the digest shows the agent acting on; how the work stands is the last
   outcome the agent reported, and a failure is the agent's own report of its symptoms.
 - ``reflect`` writes a selection rule when the user had to supply facts of a topic the
-  task's words never name: "when the task touches <a topic it names>: also read the
-  <that topic> lessons" (what the task named and what the user said, nothing else); and
-  one to skip a topic whose served lessons it found unused, with no used lesson about it,
-  when the prompt says recall chose them: "when the task touches <a topic it names>:
-  nothing in the <that topic> lessons applies" (what the task said and what the
-  reflector saw chosen, served and used). It proposes a rule from each session that shows
-  the mistake; the harness writes it only once enough sessions have (`rose.loop.route`).
-  A lesson served for a homonym (its gist borrows the task's topic's name) is such a
-  mistake, made again on every task naming that topic.
+  task's words never name (the task: the request that opened the work, the first of the
+  session's earlier requests when the prompt shows them, since a reply continues it):
+  "when the task touches <a topic it names>: also read the <that topic> lessons" (what
+  the task named and what the user said, nothing else); and one to skip a topic whose
+  served lessons it found unused, with no used lesson about it, when the prompt says
+  recall chose them: "when the task touches <a topic it names>: nothing in the <that
+  topic> lessons applies" (what the task said and what the reflector saw chosen, served
+  and used). It proposes a rule from each session that shows the mistake; the harness
+  writes it only once enough sessions have (`rose.loop.route`). A lesson served for a
+  homonym (its gist borrows the task's topic's name) is such a mistake, made again on
+  every task naming that topic.
 - ``rank_repairs`` reads words only: the topics, subjects, wrong values and defaults a
   symptom names, and the same in each claim. A symptom never says which fact was
   missing, so claims sharing its topic and subject tie, and the tie is drawn.
@@ -134,9 +136,7 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     taught = list(dict.fromkeys(taught))
     uses, spans = _reflected_uses(world, prompt, digest, d)
     standing = _standing(digest, d)
-    rules = _rules(
-        world, parse.section(prompt, "task"), taught, _unused_topics(world, prompt, uses), d
-    )
+    rules = _rules(world, _opening(prompt), taught, _unused_topics(world, prompt, uses), d)
     if not taught or d.flip("found"):
         return {
             "found": False,
@@ -162,6 +162,13 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
         "rules": rules,
         **standing,
     }
+
+
+def _opening(prompt: str) -> str:
+    """The request that opened the work: the first of the session's earlier requests the
+    prompt shows (a reply continues it), else the task itself."""
+    earlier = re.findall(r"<request>\n?(.*?)\n?</request>", parse.section(prompt, "earlier"), re.S)
+    return earlier[0] if earlier else parse.section(prompt, "task")
 
 
 def _rules(
