@@ -53,8 +53,14 @@ class Recall(_Section):
     max_candidates: int = Field(
         60,
         ge=1,
-        description="Most one-line candidates in one relevance question, about 2,000 "
-        "tokens; past that many apexes, recall offers their families first.",
+        description="Most one-line candidates in one relevance question, about 2,000 tokens.",
+    )
+    apex_chunks: int = Field(
+        2,
+        ge=1,
+        description="Most questions (asked in parallel: one round trip) the apexes may be "
+        "split into; past that many times recall.max_candidates apexes, recall offers "
+        "their families first, then the apexes of the families opened.",
     )
     second_look_calls: int = Field(
         1,
@@ -64,9 +70,9 @@ class Recall(_Section):
     )
     second_look: Literal["auto", "always"] = Field(
         "auto",
-        description="When the second pass runs: auto, only for a store whose apexes outgrow "
-        "one relevance question (where the benchmarks show it pays); always, whenever the "
-        "model decides.",
+        description="When the second pass runs: auto, only for a store whose apexes are "
+        "offered through their families (where the benchmarks show it pays); always, "
+        "whenever the model decides.",
     )
     max_depth: int = Field(3, ge=0, description="Most levels recall descends below the apexes.")
     stays_fresh_turns: int = Field(

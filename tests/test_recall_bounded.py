@@ -117,6 +117,7 @@ def test_offered_oldest_first_so_a_new_lesson_comes_last(
     """What a new lesson changes comes last: the lines offered before it are the first lines
     offered after it, whether it joins a family or starts one (hosts cache a stable prefix)."""
     monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "3")
+    monkeypatch.setenv("ROSE_RECALL_APEX_CHUNKS", "1")
     world = World.generate(0)
     topics = list(world.topics)[:4]
     for n, topic in enumerate(topics * 2):
@@ -149,6 +150,7 @@ def test_a_family_gist_is_recomputed_when_its_apexes_change(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "2")
+    monkeypatch.setenv("ROSE_RECALL_APEX_CHUNKS", "1")
     world = World.generate(0)
     topic = next(iter(world.topics))
     for n, fact in enumerate(world.topics[topic].facts[:3]):
@@ -163,6 +165,28 @@ def test_a_family_gist_is_recomputed_when_its_apexes_change(
     edited = store.get("n_fam0001").model_copy(update={"gist": "Another point entirely."})
     store.save(edited)
     assert families.refresh(Store.open(), judge) == 1  # one of its apexes changed: asked again
+
+
+@pytest.mark.parametrize("chunks, direct", [(2, True), (1, False)])
+def test_apexes_that_fit_the_parallel_questions_are_asked_at_once(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunks: int, direct: bool
+):
+    """Six apexes in three families, three lines a question: within two questions (one
+    round trip, asked in parallel) they are offered as they are; allowed one, their
+    families come first."""
+    monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "3")
+    monkeypatch.setenv("ROSE_RECALL_APEX_CHUNKS", str(chunks))
+    monkeypatch.setenv("ROSE_RECALL_MAX_PACK_TOKENS", "10")
+    monkeypatch.setenv("ROSE_RECALL_SECOND_LOOK_CALLS", "0")
+    world = World.generate(0)
+    for n, topic in enumerate(list(world.topics)[:3] * 2):
+        d = world.lesson([world.topics[topic].facts[n // 3]])
+        store.save(Node(id=f"n_par{n:04d}", family=topic, title=d.title, gist=d.gist, body=d.body))
+    res = recall(Store.open(), "Please fix the deploy step", judge=_judge(world, None))
+    offered = [i for i in res.items.values()]
+    assert any(families.is_family(i) for i in offered) is not direct
+    if direct:
+        assert res.calls == 2 and [len(r) for r in res.rounds] == [3, 3]
 
 
 class _FailsOne:

@@ -2,7 +2,7 @@
 `recall.max_candidates` lines, one level at a time (a level's chunks asked in parallel).
 
 One walk is one pass. The first pass starts from the apexes (or, when they do not fit one
-question, from their families, `rose.loop.families`); the second starts from the lines the
+round trip, from their families, `rose.loop.families`); the second starts from the lines the
 first judged unrelated and shows the model the lessons the first chose (`found`), so a
 lesson only recognisable through another one's wording can be reached. A family judged
 anything but unrelated is opened (its apexes are the next level), a lesson judged

@@ -1,6 +1,7 @@
-"""Families as recall's top level, for a store whose apexes do not fit one question.
+"""Families as recall's top level, for a store whose apexes do not fit one round trip.
 
-Past `recall.max_candidates` apexes, recall offers each family of two or more apexes as one
+Past `recall.apex_chunks` questions of `recall.max_candidates` apexes (asked in parallel,
+one round trip), recall offers each family of two or more apexes as one
 line (its name and a gist), and a family with a single apex as that apex; the model opens
 the families that bear on the prompt and is then asked about their apexes. A family's gist
 is written by the model (`family_gist`) from its apexes' lines and cached as a judgement on
@@ -62,7 +63,7 @@ def gist_context(family: str, members: list[dict], limit: int) -> dict[str, Any]
 
 
 def top_level(store: Store, apexes: list[dict], family_rows: list[dict], judge: Any) -> list[dict]:
-    """The walk's first frontier when the apexes do not fit one question: family lines (and
+    """The walk's first frontier when the apexes do not fit one round trip: family lines (and
     single apexes), stable order. A family item keeps its apexes under ``members``."""
     limit = store.config.recall.max_candidates
     first = firsts(family_rows)
@@ -95,14 +96,16 @@ def _listing(members: list[dict]) -> str:
 
 
 def needed(store: Store, apexes: list[dict]) -> bool:
-    """Whether recall offers families at all: the apexes do not fit one question."""
-    return len(apexes) > store.config.recall.max_candidates
+    """Whether recall offers families at all: the apexes do not fit the questions one
+    round trip may ask (`recall.apex_chunks` in parallel, within `recall.judge_calls`)."""
+    rc = store.config.recall
+    return len(apexes) > rc.max_candidates * max(1, min(rc.apex_chunks, rc.judge_calls))
 
 
 def refresh(store: Store, judge: Any, *, limit: int | None = None) -> int:
     """Write the gist of every family whose apexes changed since its gist was written (or
     that has none), at most `limit`; returns how many were asked. Nothing when the apexes
-    fit one question (no family line is offered then), nor when the budget holds the whole
+    fit one round trip (no family line is offered then), nor when the budget holds the whole
     store (recall serves it unfiltered and asks no question at all)."""
     if store.view().get("fits"):
         return 0

@@ -4,8 +4,9 @@ Two gates need no model: an empty store injects nothing, and a store whose apexe
 fit `recall.max_pack_tokens` is served whole. Past the budget the model decides, at a
 bounded cost whatever the store's size: at most `recall.judge_calls` relevance calls,
 each offering at most `recall.max_candidates` one-line candidates (`rose.loop._walk`).
-The apexes of both scopes are offered when they fit one call; past that, their families
-are (`rose.loop.families`), then the apexes of the families the model opens. Only
+The apexes of both scopes are offered when they fit `recall.apex_chunks` calls (asked in
+parallel: one round trip); past that, their families are (`rose.loop.families`), then the
+apexes of the families the model opens. Only
 `descend` branches are opened below an apex, never an `unrelated` one; the walk is
 bounded by the calls and `recall.max_depth`, and whatever is still unresolved when the
 budget runs out is served (within the pack budget, ranked after what was judged) rather
@@ -17,7 +18,7 @@ hook's note) shows the model the lessons the first pass chose and asks again abo
 lines it judged unrelated: a lesson recognisable only through another one's wording (the
 prompt never names its subject) is found this way. It is skipped when the first pass's
 lessons already fill the pack budget, as nothing it found could be served, and, under
-`recall.second_look: auto` (the default), for a store whose apexes fit one question: on
+`recall.second_look: auto` (the default), for a store whose apexes fit one round trip: on
 the quality benchmark's young stores it bought nothing for its call.
 
 Every relevance question of the walk is given the selection rules (`rose.loop.route`,
@@ -227,7 +228,8 @@ def _walk(
         frontier = families.top_level(store, apexes, family_rows, judge)
         n_fam = sum(1 for i in frontier if families.is_family(i))
         res.decisions.append(
-            f"{len(apexes)} apexes > {rc.max_candidates} lines a call: offered as {n_fam} "
+            f"{len(apexes)} apexes > {rc.apex_chunks} call(s) of {rc.max_candidates} lines: "
+            f"offered as {n_fam} "
             f"families and {len(frontier) - n_fam} single apexes, then the families opened"
         )
     first = walker.Walk(1, rc.judge_calls, rules=rule_text)
