@@ -23,6 +23,7 @@ invented ones only under ``simulated`` (see `usage_fields`).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -259,6 +260,7 @@ class Judge:
         self.templates = dict(templates or {})
         self.asked = 0  # judgements that reached the backend
         self.hits = 0  # judgements answered from the cache
+        self._counting = threading.Lock()  # recall asks a level's chunks from threads
 
     def source(self, name: str) -> str:
         """The template text this judge renders call `name` from."""
@@ -291,11 +293,13 @@ class Judge:
         if use_cache:
             answer = self._cached(spec, ctx, key)
             if answer is not None:
-                self.hits += 1
+                with self._counting:
+                    self.hits += 1
                 self._log(name, template_hash, started, cached=True)
                 return answer
         prompt = render(name, ctx, source=source)
-        self.asked += 1
+        with self._counting:
+            self.asked += 1
         try:
             reply = self.backend.complete(name, prompt, schema_of(name), timeout_s=self.timeout_s)
             answer = validate_answer(spec, ctx, reply)
