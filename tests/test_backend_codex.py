@@ -191,3 +191,36 @@ def test_a_judge_call_leaves_no_session_and_runs_no_user_hook_where_codex_can(
     argv = fake.only_call()["argv"]
     assert ("--ephemeral" in argv) is quiet
     assert (argv[argv.index("--disable") + 1] == "hooks") if quiet else "--disable" not in argv
+
+
+def test_a_judge_call_starts_none_of_the_users_mcp_servers(
+    fake: Fake, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """Each server the user's config.toml registers is disabled for the call (Codex would
+    start every one, a process each, for a question that uses no tool); a name a dotted
+    `-c` path cannot spell is left, and a broken config.toml adds nothing."""
+    from rose.model import _proc
+
+    monkeypatch.setattr(_proc, "_versions", {})
+    monkeypatch.setenv("FAKE_VERSION", "0.171.0")
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    (home / "config.toml").write_text(
+        'model = "gpt-5"\n[mcp_servers.rose]\ncommand = "rose"\nargs = ["mcp"]\n'
+        '[mcp_servers.docs-search]\ncommand = "npx"\n[mcp_servers."odd.name"]\ncommand = "x"\n'
+    )
+    assert _overrides(fake) == [
+        "mcp_servers.docs-search.enabled=false",
+        "mcp_servers.rose.enabled=false",
+    ]
+    (home / "config.toml").write_text("[mcp_servers\n")
+    assert _overrides(fake) == []
+
+
+def _overrides(fake: Fake) -> list[str]:
+    """The `-c` overrides of one judge call."""
+    fake.record.unlink(missing_ok=True)
+    CodexBackend().complete("classify", "Classify this.", SCHEMA, timeout_s=20)
+    argv = fake.only_call()["argv"]
+    return [argv[i + 1] for i, a in enumerate(argv) if a == "-c"]

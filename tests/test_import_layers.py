@@ -35,6 +35,7 @@ SHARED = {
     "rose.redact",
     "rose.secret_formats",
     "rose.tokens",
+    "rose.tomlfile",
 }
 # Each layer and the layers (besides the shared services and itself) it may import.
 MAY_IMPORT: dict[str, set[str]] = {

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from rose import tomlfile
 from rose.host import mcp_wiring as mw
 from rose.host.install import InstallError, SettingsFileError, install, uninstall
 
@@ -151,7 +152,7 @@ def test_codex_gets_a_table_appended_and_uninstall_restores_every_byte():
     install("codex", "user", rose_cmd=ROSE)
     text = path.read_text()
     assert text.startswith(CODEX_CONFIG)  # the user's text, comments and all, untouched
-    data = mw.toml_loads(text)
+    data = tomlfile.loads(text)
     assert data["mcp_servers"]["rose"] == {"command": ROSE, "args": ["mcp"]}
     assert data["mcp_servers"]["docs"]["command"] == "npx" and data["features"]["hooks"]
     (found,) = mw.registrations("codex")
@@ -169,7 +170,7 @@ def test_codex_table_is_replaced_in_place_with_what_follows_kept():
     install("codex", "user", rose_cmd=ROSE)
     text = path.read_text()
     assert text.count("[mcp_servers.rose]") == 1 and "/old/rose" not in text
-    assert mw.toml_loads(text)["profiles"]["fast"]["model"] == "gpt-5-mini"
+    assert tomlfile.loads(text)["profiles"]["fast"]["model"] == "gpt-5-mini"
     uninstall("codex", "user")
     assert path.read_text() == CODEX_CONFIG + later
 
@@ -194,7 +195,7 @@ def test_a_broken_config_toml_is_named_and_left_alone(tmp_path):
 def test_codex_project_scope_and_a_folder_rose_made_goes_on_uninstall(project):
     install("codex", "project", rose_cmd=ROSE)
     path = project / ".codex" / "config.toml"
-    assert mw.toml_loads(path.read_text())["mcp_servers"]["rose"]["args"] == ["mcp"]
+    assert tomlfile.loads(path.read_text())["mcp_servers"]["rose"]["args"] == ["mcp"]
     assert not codex_config().exists()
     uninstall("codex", "project")
     assert not (project / ".codex").exists()
@@ -233,7 +234,7 @@ def test_a_codex_env_table_under_roses_is_kept_and_uninstall_says_to_remove_it_b
     install("codex", "user", rose_cmd="/old/rose")
     path.write_text(path.read_text() + '\n[mcp_servers.rose.env]\nROSE_SESSION_ID = "mine"\n')
     install("codex", "user", rose_cmd=ROSE)
-    entry = mw.toml_loads(path.read_text())["mcp_servers"]["rose"]
+    entry = tomlfile.loads(path.read_text())["mcp_servers"]["rose"]
     assert entry == {"command": ROSE, "args": ["mcp"], "env": {"ROSE_SESSION_ID": "mine"}}
     before = snapshot(tmp_path)
     with pytest.raises(InstallError, match=r"settings of yours below it \(env\)"):

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from rose import tomlfile
 from rose.host import mcp_wiring as mw
 from rose.host import settings as sj
 from rose.host.install import FileChange, read_or_none
@@ -90,7 +91,7 @@ def _table(want: dict[str, Any]) -> str:
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
     try:
-        return mw.toml_loads(text)
+        return tomlfile.loads(text)
     except ValueError as exc:
         raise SettingsFileError(path, f"not valid TOML ({exc})") from None
 

@@ -49,7 +49,6 @@ from pathlib import Path
 
 from rose.atomic import write_text
 from rose.host import settings as sj
-from rose.host.mcp_wiring import codex_home
 from rose.host.settings import (
     EVENTS,
     MARKER,
@@ -58,6 +57,7 @@ from rose.host.settings import (
     ReadOnlyFile,
     SettingsFileError,
 )
+from rose.tomlfile import codex_home
 
 __all__ = [
     "install",

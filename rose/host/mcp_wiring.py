@@ -22,10 +22,12 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from rose import tomlfile
+from rose.tomlfile import codex_home
 
 #: The name both hosts know the server by: its tools are mcp__rose__<tool> in Claude Code.
 NAME = "rose"
@@ -43,11 +45,6 @@ class Registration:
     #: False for a project .mcp.json server the user has not approved yet: Claude Code
     #: starts none of those until asked once in an interactive session.
     approved: bool = True
-
-
-def codex_home() -> Path:
-    env = os.environ.get("CODEX_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".codex"
 
 
 def claude_json() -> Path:
@@ -99,23 +96,6 @@ def _json(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def toml_loads(text: str) -> dict[str, Any]:
-    """A TOML document's tables; ValueError (with the parser's reason) when it is not TOML."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # tomli is a dependency on Python 3.10
-        import tomli as tomllib
-    try:
-        return tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    """A TOML file's tables; ValueError when it is not valid TOML, OSError when unreadable."""
-    return toml_loads(path.read_text(encoding="utf-8"))
 
 
 def _servers(data: dict[str, Any], key: str) -> dict[str, Any]:
@@ -192,7 +172,7 @@ def registrations(target: str, project_dir: Path | None = None) -> list[Registra
         if not path.is_file():
             continue
         try:
-            data = read_toml(path)
+            data = tomlfile.read(path)
         except (OSError, UnicodeDecodeError, ValueError):
             continue
         out += _found("codex", scope, path, _servers(data, "mcp_servers"))

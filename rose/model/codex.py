@@ -8,18 +8,22 @@ stdin; the final message is read from ``--output-last-message``; usage comes fro
 
 A call is not a session of the user's: on a Codex that has the flags (0.171 and newer, the
 release they were checked against; older ones get neither) it runs with `--ephemeral`, so
-no rollout lands among the user's sessions for `codex resume` to list, and with hooks
-disabled, so the user's own hooks do not run for ROSE's questions.
+no rollout lands among the user's sessions for `codex resume` to list, with hooks
+disabled, so the user's own hooks do not run for ROSE's questions, and with each MCP
+server of the user's config.toml disabled (`-c mcp_servers.<name>.enabled=false`): a
+question uses no tool, and Codex would start every server, each a process, for each one.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from rose import tomlfile
 from rose.errors import AnswerInvalid, BackendFailed, BackendTimeout
 from rose.model import _proc
 from rose.model._schema import check_answer, extract_object
@@ -32,7 +36,8 @@ PREAMBLE = (
 )
 
 
-QUIET_SINCE = (0, 171, 0)  # --ephemeral and --disable hooks, as checked
+QUIET_SINCE = (0, 171, 0)  # --ephemeral, --disable hooks, mcp_servers.<name>.enabled, checked
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")  # a server name a dotted -c path can spell
 _VERSION_PROBE_S = 15.0
 
 
@@ -89,9 +94,23 @@ class CodexBackend:
         ]
         if quiet:
             argv += ["--ephemeral", "--disable", "hooks"]
+            for name in user_mcp_servers():
+                argv += ["-c", f"mcp_servers.{name}.enabled=false"]
         if self.model:
             argv += ["-m", self.model]
         return [*argv, "-"]
+
+
+def user_mcp_servers() -> list[str]:
+    """The MCP servers the user's config.toml registers (none when it is missing or not
+    TOML: Codex reports that itself). A name a dotted `-c` path cannot spell is left."""
+    try:
+        servers = tomlfile.read(tomlfile.codex_home() / "config.toml").get("mcp_servers")
+    except (OSError, ValueError):
+        return []
+    if not isinstance(servers, dict):
+        return []
+    return sorted(n for n, v in servers.items() if isinstance(v, dict) and _BARE_KEY.fullmatch(n))
 
 
 def _decode(call: str, text: str) -> Any:
