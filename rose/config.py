@@ -70,9 +70,9 @@ class Recall(_Section):
     )
     second_look: Literal["auto", "always"] = Field(
         "auto",
-        description="When the second pass runs: auto, only for a store whose apexes are "
-        "offered through their families (where the benchmarks show it pays); always, "
-        "whenever the model decides.",
+        description="When the second pass runs: auto, only for a store whose apexes outgrow "
+        "one relevance question (where the benchmarks show it pays); always, whenever the "
+        "model decides.",
     )
     max_depth: int = Field(3, ge=0, description="Most levels recall descends below the apexes.")
     stays_fresh_turns: int = Field(

@@ -18,7 +18,7 @@ hook's note) shows the model the lessons the first pass chose and asks again abo
 lines it judged unrelated: a lesson recognisable only through another one's wording (the
 prompt never names its subject) is found this way. It is skipped when the first pass's
 lessons already fill the pack budget, as nothing it found could be served, and, under
-`recall.second_look: auto` (the default), for a store whose apexes fit one round trip: on
+`recall.second_look: auto` (the default), for a store whose apexes fit one question: on
 the quality benchmark's young stores it bought nothing for its call.
 
 Every relevance question of the walk is given the selection rules (`rose.loop.route`,
@@ -235,7 +235,7 @@ def _walk(
     first = walker.Walk(1, rc.judge_calls, rules=rule_text)
     walker.run(store, prompt, judge, res, frontier, first, started=started, deadline_s=deadline_s)
     res.calls = first.calls
-    wide = frontier is not apexes  # the walk started from families
+    wide = len(apexes) > rc.max_candidates  # the apexes outgrow one question
     if rc.second_look_calls and (wide or rc.second_look == "always"):
         try:
             _second_pass(store, prompt, judge, res, rule_text, started, deadline_s)
