@@ -14,8 +14,9 @@ about a millisecond. One temporary HOME; one project per configuration:
 - **model N**: ROSE installed, a store of about N lessons over the world (`_synth_world.py`:
   the world's lessons among families about other subjects; 0 is the world's lessons alone)
   at the default budget, which does not hold them, so the model decides: recall's
-  relevance calls (and, past one question, the family level and the second pass) each run
-  the `claude` CLI once more, back to the loopback. The family gists are written first,
+  relevance calls each run the `claude` CLI once more, back to the loopback: past one
+  question, the apexes in up to `recall.apex_chunks` parallel questions (else the family
+  level, then the opened families' apexes), then the second pass. The family gists are written first,
   as a session's end would.
 
 Each round runs one task of the world in every configuration, in a rotating order, and
