@@ -102,7 +102,7 @@ def _parse_estimate(store: Any, synth: Synth, sample: int = 300) -> float:
     from rose.graph.sync import scan
     from rose.store.nodefile import read_episode, read_node
 
-    files = list(scan(store.dirs).values())
+    files = list(scan(store.dirs).states().values())
     rng = random.Random(1)
     total = 0.0
     for kind, count in (("node", synth.lessons), ("episode", synth.episodes)):
@@ -117,6 +117,7 @@ def _parse_estimate(store: Any, synth: Synth, sample: int = 300) -> float:
 
 def _noop_breakdown(store: Any, runs: int) -> dict[str, float]:
     """What a no-op open costs, piece by piece: the database, the file scan, the fingerprint."""
+    from rose.graph import synced
     from rose.graph.engine import open_graph
     from rose.graph.sync import fingerprint, scan
 
@@ -127,10 +128,10 @@ def _noop_breakdown(store: Any, runs: int) -> dict[str, float]:
             pass
         opens.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        states = scan(store.dirs)
+        survey = scan(store.dirs, synced.read_listing(store.graph_path))  # as an open does
         scans.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        fingerprint(states, [])
+        fingerprint(survey, [])
         prints.append(time.perf_counter() - t0)
     return {
         "database open+close (a no-op open skips it)": _ms(statistics.median(opens)),

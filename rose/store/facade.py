@@ -560,7 +560,7 @@ class Store:
         # the next open think the view stale, never current.
         report = self.last_sync
         key = opened.view_key(self, report.fingerprint)
-        want = recall_view.stamps(report.states, self.roots, report.fingerprint, self.config)
+        want = recall_view.stamps(report.survey, self.roots, report.fingerprint, self.config)
         current = recall_view.read(self.primary.recall_view)
         if not (current and all(current.get(k) == v for k, v in want.items())):
             view = recall_view.advanced(current, want, report.before, report.apex_delta)
