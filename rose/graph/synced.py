@@ -74,7 +74,7 @@ def forget(db: Path) -> None:
 
 
 #: The kept survey's format (`read_listing`): bump it when `rose.store.scan`'s folders change.
-LISTING_FORMAT = 2
+LISTING_FORMAT = 3
 
 
 def read_listing(db: Path) -> dict | None:
@@ -94,10 +94,10 @@ def read_listing(db: Path) -> dict | None:
             and len(f) == 7
             and type(f[2]) is tuple
             and type(f[3]) is int
-            and type(f[4]) is tuple
+            and type(f[4]) is str
             and type(f[5]) is tuple
-            and type(f[6]) is tuple
-            and len(f[6]) in (0, len(f[4]))
+            and type(f[6]) is bytes
+            and len(f[6]) == (16 * (f[4].count("\0") + 1) if f[4] and f[0] == "node" else 0)
         ):
             return None
     return data

@@ -16,10 +16,10 @@ gone) is found on the way.
 
 from __future__ import annotations
 
-import marshal
 import os
 import time
 import zlib
+from array import array
 from collections import namedtuple
 
 # A file as last seen: path, kind ("node" | "episode"), scope, mtime_ns, size.
@@ -29,14 +29,28 @@ FileState = namedtuple("FileState", "path kind scope mtime_ns size")
 #: A folder's listing is trusted only when the folder last changed this long before it.
 RACY_NS = 2_000_000_000
 
-# A folder as a scan found it, a plain tuple (marshal keeps it): kind ("node" | "episode"),
-# scope, (mtime_ns, ctime_ns, inode) of the folder, when it was listed (time_ns, taken
-# before), its file names (sorted), its subfolders (lesson folders only), and each file's
-# (mtime_ns, size) (lesson files only: an episode is written once, never edited).
+# A folder as a scan found it, a plain tuple (marshal keeps it, and reads it back fast):
+# kind ("node" | "episode"), scope, (mtime_ns, ctime_ns, inode) of the folder, when it was
+# listed (time_ns, taken before), its file names in name order joined by NUL, its subfolders
+# (lesson folders only), and each file's mtime_ns and size as int64s (lesson files only: an
+# episode is written once, never edited).
 _KIND, _SCOPE, _IDENT, _LISTED, _NAMES, _DIRS, _STATS = range(7)
 
 _new = tuple.__new__  # FileState's own __new__ is Python: this builds the same tuple directly
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+
+
+def names_of(folder: tuple) -> list[str]:
+    """A folder's file names (see the tuple above)."""
+    joined = folder[_NAMES]
+    return joined.split("\0") if joined else []
+
+
+def _pairs(kind: str, stats: bytes, count: int) -> list[tuple[int, int]]:
+    if kind != "node":
+        return [(0, 0)] * count
+    flat = array("q", stats)
+    return list(zip(flat[0::2], flat[1::2], strict=True))
 
 
 class Survey:
@@ -62,22 +76,23 @@ class Survey:
             out: dict[str, FileState] = {}
             for folder, f in self.folders.items():
                 base, kind, scope = folder + os.sep, f[_KIND], f[_SCOPE]
-                stats = f[_STATS] or ((0, 0),) * len(f[_NAMES])
-                for name, (mtime, size) in zip(f[_NAMES], stats, strict=True):
+                names = names_of(f)
+                for name, (mtime, size) in zip(
+                    names, _pairs(kind, f[_STATS], len(names)), strict=True
+                ):
                     path = base + name
                     out[path] = _new(FileState, (path, kind, scope, mtime, size))
             self._states = out
         return self._states
 
     def parts(self) -> list[tuple[str, bytes]]:
-        """(kind, bytes) per folder: its path, scope, names and stats, the same bytes for the
-        same files (strings are joined, not marshalled: marshal marks interned strings)."""
+        """(kind, bytes) per folder: its path, kind, scope, names and stats."""
         if self._parts is None:
             self._parts = [
                 (
                     f[_KIND],
-                    "\0".join((folder, f[_KIND], f[_SCOPE], *f[_NAMES])).encode("utf-8", "replace")
-                    + marshal.dumps(f[_STATS], 2),
+                    f"{folder}\0{f[_KIND]}\0{f[_SCOPE]}\0{f[_NAMES]}\0".encode("utf-8", "replace")
+                    + f[_STATS],
                 )
                 for folder, f in self.folders.items()
             ]
@@ -88,11 +103,11 @@ class Survey:
         return (
             folder is not None
             and folder[_KIND] == "episode"
-            and (os.path.basename(path) in folder[_NAMES])
+            and os.path.basename(path) in names_of(folder)
         )
 
     def __len__(self) -> int:
-        return sum(len(f[_NAMES]) for f in self.folders.values())
+        return sum(len(names_of(f)) for f in self.folders.values())
 
 
 def survey(
@@ -108,7 +123,7 @@ def survey(
             _episodes(os.path.join(root, "episodes"), scope, old, out)
     for folder, f in old.items():  # folders gone with their files
         if folder not in out.folders and (episodes or f[_KIND] == "node"):
-            out.removed += [folder + os.sep + n for n in f[_NAMES]]
+            out.removed += [folder + os.sep + n for n in names_of(f)]
     return out
 
 
@@ -147,41 +162,48 @@ def _nodes(folder: str, scope: str, old: dict, out: Survey) -> None:
         ident = _ident(fd)
         was = _listing(folder, "node", scope, ident, old)
         if was is not None:
-            listed, names, dirs = was[_LISTED], was[_NAMES], was[_DIRS]
+            listed, joined, dirs = was[_LISTED], was[_NAMES], was[_DIRS]
+            names = joined.split("\0") if joined else []
         else:
             listed = time.time_ns()
             names, dirs = _list_nodes(fd)
+            joined = "\0".join(names)
             out.keep = out.keep or max(ident[0], ident[1]) + RACY_NS < listed
         stat = os.stat
         try:
-            stats = tuple([(s.st_mtime_ns, s.st_size) for s in [stat(n, dir_fd=fd) for n in names]])
+            found = [stat(n, dir_fd=fd) for n in names]
         except FileNotFoundError:  # removed while listed: skip it, as if listed after
-            names, stats = _stat_present(names, fd)
-        out.folders[folder] = ("node", scope, ident, listed, names, dirs, stats)
+            names, found = _present(names, fd)
+            joined = "\0".join(names)
+        flat = array("q")
+        for st in found:
+            flat.append(st.st_mtime_ns)
+            flat.append(st.st_size)
+        stats = flat.tobytes()
+        out.folders[folder] = ("node", scope, ident, listed, joined, dirs, stats)
         prior = old.get(folder)
         if prior is None or prior[_KIND] != "node" or prior[_SCOPE] != scope:
-            _differ(out, folder, "node", scope, names, stats, (), ())
-        elif names != prior[_NAMES] or stats != prior[_STATS]:
-            _differ(out, folder, "node", scope, names, stats, prior[_NAMES], prior[_STATS])
+            _differ(out, folder, "node", scope, names, stats, None)
+        elif joined != prior[_NAMES] or stats != prior[_STATS]:
+            _differ(out, folder, "node", scope, names, stats, prior)
         for d in dirs:
             _nodes(folder + os.sep + d, scope, old, out)
     finally:
         os.close(fd)
 
 
-def _stat_present(names: tuple, fd: int) -> tuple[tuple, tuple]:
-    kept, stats = [], []
+def _present(names: list[str], fd: int) -> tuple[list[str], list[os.stat_result]]:
+    kept, found = [], []
     for n in names:
         try:
-            s = os.stat(n, dir_fd=fd)
+            found.append(os.stat(n, dir_fd=fd))
         except FileNotFoundError:
             continue
         kept.append(n)
-        stats.append((s.st_mtime_ns, s.st_size))
-    return tuple(kept), tuple(stats)
+    return kept, found
 
 
-def _list_nodes(fd: int) -> tuple[tuple, tuple]:
+def _list_nodes(fd: int) -> tuple[list[str], tuple[str, ...]]:
     """A lesson folder's lesson files and subfolders, each in name order."""
     names, dirs = [], []
     for e in os.scandir(fd):
@@ -194,7 +216,7 @@ def _list_nodes(fd: int) -> tuple[tuple, tuple]:
             dirs.append(name)
     names.sort()
     dirs.sort()
-    return tuple(names), tuple(dirs)
+    return names, tuple(dirs)
 
 
 def _episodes(folder: str, scope: str, old: dict, out: Survey) -> None:
@@ -208,29 +230,34 @@ def _episodes(folder: str, scope: str, old: dict, out: Survey) -> None:
         ident = _ident(fd)
         was = _listing(folder, "episode", scope, ident, old)
         if was is not None:
-            listed, names = was[_LISTED], was[_NAMES]
+            listed, joined = was[_LISTED], was[_NAMES]
         else:
             listed = time.time_ns()
-            names = tuple(sorted(n for n in os.listdir(fd) if n.endswith(".json") and n[0] != "."))
+            joined = "\0".join(
+                sorted(n for n in os.listdir(fd) if n.endswith(".json") and n[0] != ".")
+            )
             out.keep = out.keep or max(ident[0], ident[1]) + RACY_NS < listed
     finally:
         os.close(fd)
-    out.folders[folder] = ("episode", scope, ident, listed, names, (), ())
+    out.folders[folder] = ("episode", scope, ident, listed, joined, (), b"")
     prior = old.get(folder)
     if prior is None or prior[_KIND] != "episode" or prior[_SCOPE] != scope:
-        _differ(out, folder, "episode", scope, names, (), (), ())
-    elif names != prior[_NAMES]:
-        _differ(out, folder, "episode", scope, names, (), prior[_NAMES], ())
+        _differ(out, folder, "episode", scope, joined.split("\0") if joined else [], b"", None)
+    elif joined != prior[_NAMES]:
+        _differ(out, folder, "episode", scope, joined.split("\0") if joined else [], b"", prior)
 
 
 def _differ(
-    out: Survey, folder: str, kind: str, scope: str, names, stats, old_names, old_stats
+    out: Survey, folder: str, kind: str, scope: str, names: list[str], stats: bytes, prior
 ) -> None:
-    """Note the files of `folder` new or changed since, and those gone."""
+    """Note the files of `folder` new or changed since `prior` (its earlier listing), and
+    those gone."""
     base = folder + os.sep
-    none = (0, 0)
-    before = dict(zip(old_names, old_stats or (none,) * len(old_names), strict=True))
-    for name, st in zip(names, stats or (none,) * len(names), strict=True):
+    before: dict[str, tuple[int, int]] = {}
+    if prior is not None:
+        old_names = names_of(prior)
+        before = dict(zip(old_names, _pairs(kind, prior[_STATS], len(old_names)), strict=True))
+    for name, st in zip(names, _pairs(kind, stats, len(names)), strict=True):
         if before.pop(name, None) != st:
             out.changed.append(_new(FileState, (base + name, kind, scope, *st)))
     out.removed += [base + n for n in before]
@@ -242,7 +269,7 @@ def stamp(s: Survey, roots: list[tuple[str, str]]) -> str:
     for (kind, data), f in zip(s.parts(), s.folders.values(), strict=True):
         if kind == "node":
             crc, adler = zlib.crc32(data, crc), zlib.adler32(data, adler)
-            count += len(f[_NAMES])
+            count += len(names_of(f))
     for root, _ in roots:
         try:
             m = os.stat(os.path.join(root, "config.yaml")).st_mtime_ns
@@ -260,5 +287,5 @@ def evidence_stamp(s: Survey) -> str:
     for (kind, data), f in zip(s.parts(), s.folders.values(), strict=True):
         if kind == "episode":
             crc = zlib.crc32(data, crc)
-            count += len(f[_NAMES])
+            count += len(names_of(f))
     return f"{crc:08x}{count:x}"
