@@ -21,7 +21,7 @@ from pathlib import Path
 
 from rose.errors import LessonFileError, QueryError
 from rose.graph import synced
-from rose.graph._apply import apply
+from rose.graph._apply import SMALL, apply
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
 from rose.graph.rows import (
@@ -283,8 +283,11 @@ def _put_files(g: Graph, changed: list[FileState], removed: list[str], results: 
         }
         for st in changed
     ]
-    if rows:
+    if len(rows) > SMALL:
         g.q("files_put", rows=rows)
+    else:
+        for r in rows:
+            g.q("file_put_one", rows=[r], path=r["path"])
 
 
 def _derive(g: Graph, todo: dict) -> None:
@@ -328,7 +331,10 @@ def _diff(g: Graph, meta: dict, current: Survey, errors: list, full: bool):
         _episode_state(current, p) for p, _ in errors if p not in seen and current.holds_episode(p)
     ]
     stale = set(removed) | {st.path for st in changed}
-    rows = {r["path"]: r for r in g.q("files_get", paths=sorted(stale))} if stale else {}
+    if len(stale) > SMALL:
+        rows = {r["path"]: r for r in g.q("files_get", paths=sorted(stale))}
+    else:
+        rows = {r["path"]: r for p in sorted(stale) for r in g.q("file_get_one", path=p)}
 
     # An id that one of these files held is held by no other file (a duplicate is kept as
     # an error, holding nothing): only the others are looked up.
