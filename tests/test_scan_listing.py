@@ -193,3 +193,71 @@ def test_the_store_sees_each_change_after_a_settled_listing(store, settled, monk
     # a lesson file removed by hand
     Path(store.read("lesson_get", ids=[b.id])[0]["lesson"]["path"]).unlink()
     assert b.id not in titles() and store.last_sync.removed == 1
+
+
+@pytest.mark.graph
+def test_a_write_syncs_from_its_own_files_and_the_next_open_needs_no_database(
+    store, monkeypatch: pytest.MonkeyPatch
+):
+    """A write stats the files it wrote rather than scanning the store again; what it kept
+    is what a scan finds, so the next open opens no database."""
+    from rose.store import facade
+
+    a = store.add("Retry flaky network calls with backoff.", family="net")
+    store.add("Pin the graph engine's version.", family="deps")
+    surveys: list[int] = []
+    real = scan.survey
+
+    def counting(*args, **kwargs):
+        surveys.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scan, "survey", counting)
+    node = store.get(a.id)
+    node.body += " Give up after five tries."
+    surveys.clear()
+    store.save(node)
+    assert len(surveys) == 1  # the open's scan; none after the write
+    assert store.last_sync.read == 1
+    opens: list = []
+    monkeypatch.setattr(facade, "open_graph", lambda *a, **k: opens.append(a) or 1 / 0)
+    with store.graph():
+        pass
+    assert opens == []
+    monkeypatch.undo()
+    assert "five tries" in store.get(a.id).body
+
+
+@pytest.mark.graph
+def test_a_file_changed_by_another_process_during_a_write_is_seen_next(
+    store, monkeypatch: pytest.MonkeyPatch
+):
+    from rose.store import journal
+
+    a = store.add("Retry flaky network calls with backoff.", family="net")
+    b = store.add("Pin the graph engine's version.", family="net")
+    other = Path(store.read("lesson_get", ids=[b.id])[0]["lesson"]["path"])
+    real = journal.apply
+
+    def apply_and_meanwhile(root, files, remove):
+        real(root, files, remove)
+        text = other.read_text(encoding="utf-8")  # a hand edit lands as the write finishes
+        other.write_text(text.replace("title:", "title: Meanwhile", 1), encoding="utf-8")
+
+    monkeypatch.setattr(journal, "apply", apply_and_meanwhile)
+    node = store.get(a.id)
+    node.body += " Give up after five tries."
+    store.save(node)
+    monkeypatch.undo()
+    assert store.get(b.id).title.startswith("Meanwhile")
+    assert "five tries" in store.get(a.id).body
+
+
+@pytest.mark.graph
+def test_a_write_to_a_new_folder_scans_again(store):
+    store.add("Retry flaky network calls with backoff.", family="net")
+    fresh = store.add("Keep the cache warm.", family="cache")  # a folder the scan never saw
+    assert store.get(fresh.id).family == "cache"
+    with store.graph():
+        pass
+    assert store.last_sync.read == 0

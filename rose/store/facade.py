@@ -387,11 +387,28 @@ class Store:
                     path = self.dir_for(scope or "project").episode_path(ep.id)
                     files.append((str(path), json.dumps(dump_episode(ep), ensure_ascii=False)))
             journal.apply(self.primary.root, files, remove)
-            self.last_sync = sync(g, self.dirs)
+            self.last_sync = sync(g, self.dirs, known=self._after_write(files, remove))
             self._refresh_view(g)
         for node in out:
             self.log("write", {"id": node.id, "scope": node.scope, "level": node.level})
         return out
+
+    def _after_write(self, files: list[tuple[str, str]], remove: list[str]) -> SyncReport | None:
+        """The scan the graph was synced from with this write's files in it (`Survey.patched`),
+        for the sync after the write: the write costs a stat of its own files, not a scan of
+        the store. None (the sync scans) when a file lies outside the folders it lists."""
+        from rose.graph import synced
+        from rose.graph.sync import fingerprint
+
+        report = self.last_sync
+        if not report.fingerprint:
+            return None
+        survey = report.survey.patched(report.fingerprint, [p for p, _ in files], remove)
+        if survey is None:
+            return None
+        print_ = fingerprint(survey, [p for p, _ in report.errors])
+        held = synced.identity(self.graph_path)  # the database is held here: nobody wrote it
+        return SyncReport(errors=report.errors, survey=survey, fingerprint=print_, held_by=held)
 
     def move(self, node: Node, scope: str) -> Node:
         """Write a lesson to the `scope` store and remove it from where it lived, as one

@@ -109,6 +109,60 @@ class Survey:
     def __len__(self) -> int:
         return sum(len(names_of(f)) for f in self.folders.values())
 
+    def patched(self, fingerprint: str, written: list[str], removed: list[str]) -> Survey | None:
+        """This survey (whose fingerprint is `fingerprint`) with `written` files stat'ed again
+        and `removed` ones gone, as a writer that just made those changes sees the store
+        without scanning it again; None when a file lies outside the folders it lists.
+
+        What it says of the other files is what this survey found: a change another process
+        made meanwhile is not in it, so the graph synced from it does not hold that change
+        either, and the next scan finds it against the listing kept from this. The folders
+        touched are marked never listed, so the next scan lists them again."""
+        by_folder: dict[str, dict[str, bool]] = {}
+        for path, present in [*((p, True) for p in written), *((p, False) for p in removed)]:
+            folder, name = os.path.split(path)
+            f = self.folders.get(folder)
+            if f is None or not _counted(f[_KIND], name):
+                return None
+            by_folder.setdefault(folder, {})[name] = present
+        out = Survey(fingerprint)
+        out.folders = dict(self.folders)
+        for folder, names in by_folder.items():
+            kind, scope, _, _, _, dirs, stats = f = self.folders[folder]
+            old = names_of(f)
+            pairs = dict(zip(old, _pairs(kind, stats, len(old)), strict=True))
+            try:
+                for name, present in names.items():
+                    path = folder + os.sep + name
+                    if not present:
+                        if pairs.pop(name, None) is not None:
+                            out.removed.append(path)
+                        continue
+                    st = os.stat(path) if kind == "node" else None
+                    pairs[name] = (st.st_mtime_ns, st.st_size) if st else (0, 0)
+                    out.changed.append(_new(FileState, (path, kind, scope, *pairs[name])))
+                ident = os.stat(folder)
+            except OSError:  # gone again already: let a scan say what is there
+                return None
+            order = sorted(pairs)
+            flat = array("q")
+            if kind == "node":
+                for name in order:
+                    flat.extend(pairs[name])
+            ident_t = (ident.st_mtime_ns, ident.st_ctime_ns, ident.st_ino)
+            out.folders[folder] = (kind, scope, ident_t, 0, "\0".join(order), dirs, flat.tobytes())
+        return out
+
+
+def _counted(kind: str, name: str) -> bool:
+    """Whether a scan lists a file of this name in a folder of this kind (see `_list_nodes`
+    and `_episodes`)."""
+    if kind == "node":
+        return (
+            name[:1] not in ("", ".", "_") and name.endswith(".md") and name.lower() != "readme.md"
+        )
+    return name.endswith(".json") and not name.startswith(".")
+
 
 def survey(
     roots: list[tuple[str, str]], *, episodes: bool = True, prev: dict | None = None
