@@ -18,7 +18,7 @@ A full rebuild wipes the graph and links everything.
 from __future__ import annotations
 
 from rose.graph.engine import Graph
-from rose.graph.rows import claim_rows, episode_row, lesson_row
+from rose.graph.rows import SMALL, claim_rows, episode_row, lesson_row
 from rose.models import Episode, Node
 
 # Each link query joins its sources (lessons, or episodes, in `ids`) to what their lists name.
@@ -130,11 +130,6 @@ def _create(
 
 
 _CLAIM_FIELDS = ("pos", "claim", "kind", "holder", "tokens")
-
-#: Up to this many rows a statement runs once per row, finding it by its key (`*_one`): the
-#: batch forms join with every row of the table (~5 ms each at 10,000 lessons, the keyed
-#: ones under 1 ms), which pays only for larger batches.
-SMALL = 4
 
 
 def shape_of(g: Graph, ids: list[str]) -> list[dict]:

@@ -21,10 +21,11 @@ from pathlib import Path
 
 from rose.errors import LessonFileError, QueryError
 from rose.graph import synced
-from rose.graph._apply import SMALL, apply
+from rose.graph._apply import apply
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
 from rose.graph.rows import (
+    SMALL,
     episode_refs,
     spans_by_lesson,
 )

@@ -29,7 +29,7 @@ from rose.graph.engine import (
     remove_database,
     set_aside,
 )
-from rose.graph.rows import episode_from_row, node_from_row
+from rose.graph.rows import episode_from_row, lessons_get, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Episode, Node, RoutingRule, derived_id, now
 from rose.store import journal, opened, shortid
@@ -324,7 +324,7 @@ class Store:
         raise RoseError(f"no free lesson id derived from {parts!r} in 1,000 tries")
 
     def _get(self, g: Graph, lesson_id: str) -> Node:
-        rows = g.q("lesson_get", ids=[lesson_id])
+        rows = lessons_get(g, [lesson_id])
         if not rows:
             raise LessonNotFound(lesson_id)
         return node_from_row(rows[0]["lesson"], g.q("claims_of", ids=[lesson_id]))
@@ -368,7 +368,7 @@ class Store:
             remove: list[str] = []
             out: list[Node] = []
             for node in nodes:
-                existing = g.q("lesson_get", ids=[node.id])
+                existing = lessons_get(g, [node.id])
                 old_path = Path(existing[0]["lesson"]["path"]) if existing else None
                 if existing and not (move and scope):
                     node.scope = existing[0]["lesson"]["scope"]
@@ -436,7 +436,7 @@ class Store:
         DAG checked (the graph still holds the node's old links, which this write replaces).
         """
         refs = set(node.derived_from) | set(node.parents) | set(node.disputes)
-        known = {r["lesson"]["id"] for r in g.q("lesson_get", ids=sorted(refs))} if refs else set()
+        known = {r["id"] for r in g.q("lesson_ids", ids=sorted(refs))} if refs else set()
         known |= set(batch or ())
         for ref in sorted(refs - known - {node.id}):
             raise LessonNotFound(ref)
