@@ -341,7 +341,7 @@ def test_damage_met_while_syncing_is_healed_on_the_spot(
 ):
     first = next(lessons.primary.nodes.rglob("*.md"))
     first.write_text(first.read_text() + "\nEdited by hand.\n")  # the sync reads what changed
-    hits = _storage_damage_once(monkeypatch, "files_put")
+    hits = _storage_damage_once(monkeypatch, "file_put_one")
     assert len(lessons.read("lessons_all")) == 2
     assert hits
     assert "String dictionary index is outside the offset table" in capsys.readouterr().err

@@ -35,6 +35,7 @@ _PARAMS = {
     "from": [],
     "to": [],
     "paths": [],
+    "path": "/p",
     "scope": "",
     "limit": 5,
     "everything": False,
@@ -53,21 +54,27 @@ def _rows(name: str) -> list[dict]:
         "episodes_create": [episode_row(Episode(), "project", "/e.json")],
         "lessons_set_spans": [{"id": "n_x", "spans": ["a sentence"]}],
         "lessons_update": [lesson_row(node, "/p.md")],
+        "lessons_update_one": [lesson_row(node, "/p.md")],
         "claims_update": claim_rows(node),
         "pending_put": [{"src": "n_src1", "dst": "n_dst1"}],
         "meta_put": [{"key": "k", "value": "v"}],
-        "files_put": [
-            {
-                "path": "/p",
-                "kind": "node",
-                "scope": "project",
-                "mtime_ns": 1,
-                "size": 1,
-                "item": "n_x",
-                "error": "",
-            }
-        ],
+        "files_put": _file_rows(),
+        "file_put_one": _file_rows(),
     }[name]
+
+
+def _file_rows() -> list[dict]:
+    return [
+        {
+            "path": "/p",
+            "kind": "node",
+            "scope": "project",
+            "mtime_ns": 1,
+            "size": 1,
+            "item": "n_x",
+            "error": "",
+        }
+    ]
 
 
 @pytest.mark.parametrize("name", [n for n in queries.names() if n != "schema"])

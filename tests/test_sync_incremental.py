@@ -148,11 +148,22 @@ class _World:
         op()
 
 
-@pytest.mark.parametrize(("seed", "kept"), [(1, True), (2, True), (3, True), (4, False)])
-def test_incremental_sync_matches_a_rebuild(store: Store, seed: int, kept: bool):
+@pytest.mark.parametrize(
+    ("seed", "kept", "small"),
+    [(1, True, 4), (2, True, 4), (3, True, 4), (4, False, 4), (5, True, 0), (6, True, 99)],
+)
+def test_incremental_sync_matches_a_rebuild(
+    store: Store, seed: int, kept: bool, small: int, monkeypatch: pytest.MonkeyPatch
+):
     """`kept`: the sync finds what changed from the file states kept beside the database;
-    without them (deleted before every batch), from every file's row."""
-    from rose.graph import synced
+    without them (deleted before every batch), from every file's row. `small`: up to how many
+    rows a statement runs once per row, by key (`rose.graph._apply.SMALL`): 0 takes the batch
+    forms for every write, 99 the keyed ones."""
+    from rose.graph import _apply, synced
+    from rose.graph import sync as sync_mod
+
+    monkeypatch.setattr(_apply, "SMALL", small)
+    monkeypatch.setattr(sync_mod, "SMALL", small)
 
     world = _World(store, seed)
     for _batch in range(8):

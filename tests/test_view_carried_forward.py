@@ -83,3 +83,38 @@ def test_a_view_that_renders_lessons_is_built_again(store: Store, builds: list[i
     view = store.view()
     assert len(builds) == before + 1
     assert "one more thing" in view["lessons"][0]["full"]
+
+
+@pytest.mark.parametrize("small", [0, 4])
+def test_an_edit_below_an_apex_is_carried_forward_as_a_rebuild_would_count_it(
+    store: Store, builds: list[int], monkeypatch: pytest.MonkeyPatch, small: int
+):
+    """Only the apexes' tokens count: an edit of a lesson a servable lesson was compressed
+    from leaves the total as it was; once that one is archived, the edit counts. `small`:
+    the apexes among the edited lessons found by the batch query (0) or one by one (4)."""
+    from rose.graph import _apply
+    from rose.models import Node
+
+    monkeypatch.setattr(_apply, "SMALL", small)
+    (store.primary.root / "config.yaml").write_text("recall:\n  max_pack_tokens: 150\n")
+    store = Store.open(store.primary.root.parent)
+    ids = [store.add(f"Rule {i}: " + "check the inputs first. " * 12, family=f"f{i}").id
+           for i in range(3)]  # fmt: skip
+    above = Node(id="n_above00001", family="f0", title="Rule 0, short", body="Check inputs.",
+                 level=1, derived_from=[ids[0]])  # fmt: skip
+    store.save(above)
+    first = _rebuilt(store)
+    _edit(store, ids[0], 1)
+    before = len(builds)
+    carried = store.view()
+    assert len(builds) == before  # carried forward
+    assert carried["total_tokens"] == first["total_tokens"]  # not an apex: nothing moved
+    assert _rebuilt(store) == carried
+    node = store.get(above.id)
+    node.status = "archived"
+    store.save(node)
+    second = store.view()
+    _edit(store, ids[0], 2)
+    carried = store.view()
+    assert carried["total_tokens"] > second["total_tokens"]  # an apex again: it counts
+    assert _rebuilt(store) == carried

@@ -18,7 +18,7 @@ A full rebuild wipes the graph and links everything.
 from __future__ import annotations
 
 from rose.graph.engine import Graph
-from rose.graph.rows import claim_rows, episode_row, lesson_row
+from rose.graph.rows import SMALL, claim_rows, episode_row, lesson_row
 from rose.models import Episode, Node
 
 # Each link query joins its sources (lessons, or episodes, in `ids`) to what their lists name.
@@ -132,6 +132,18 @@ def _create(
 _CLAIM_FIELDS = ("pos", "claim", "kind", "holder", "tokens")
 
 
+def shape_of(g: Graph, ids: list[str]) -> list[dict]:
+    """`lessons_shape` for `ids`: a row per dropped claim, or one with claim null."""
+    if len(ids) > SMALL:
+        return g.q("lessons_shape", ids=ids)
+    out: list[dict] = []
+    for i in ids:
+        for lesson in g.q("lessons_shape_one", id=i):
+            claims = g.q("claims_dropped_one", id=i) or [{"claim": None}]
+            out += [{**lesson, **c} for c in claims]
+    return out
+
+
 def _update(
     g: Graph, nodes: list[tuple[Node, str]], remember: list[dict], done: Applied
 ) -> tuple[set[str], set[str]]:
@@ -146,7 +158,7 @@ def _update(
     ids = [n.id for n, _ in nodes]
     shape: dict[str, dict] = {}
     old: dict[str, dict] = {}
-    for r in g.q("lessons_shape", ids=ids):
+    for r in shape_of(g, ids):
         shape[r["id"]] = r
         if r["claim"] is not None:
             old[r["claim"]] = {
@@ -158,7 +170,11 @@ def _update(
                 "tokens": r["tokens"],
             }
     rows = [lesson_row(n, path) for n, path in nodes]
-    g.q("lessons_update", rows=rows)
+    if len(rows) > SMALL:
+        g.q("lessons_update", rows=rows)
+    else:
+        for r in rows:
+            g.q("lessons_update_one", rows=[r], id=r["id"])
     lists = ("derived_ids", "parent_ids", "dispute_ids")
     relinked = {r["id"] for r in rows if any(r[k] != shape.get(r["id"], {}).get(k) for k in lists)}
     done.lessons |= {
@@ -201,8 +217,19 @@ def _apex_delta(g: Graph, rows: list[dict], shape: dict[str, dict]) -> int:
     links as they were, so the apexes are the lessons they were)."""
     moved = {r["id"]: r["tokens"] - shape[r["id"]]["lesson_tokens"] for r in rows}
     ask = sorted(i for i, d in moved.items() if d)
-    apexes = [r["id"] for r in g.q("apexes_among", ids=ask)] if ask else []
+    if len(ask) > SMALL:
+        apexes = [r["id"] for r in g.q("apexes_among", ids=ask)]
+    else:  # servable, and nothing servable derived from it (as apexes_among asks)
+        apexes = [
+            i
+            for i in ask
+            if shape[i]["status"] in _SERVABLE
+            and not any(r["status"] in _SERVABLE for r in g.q("lesson_above_one", id=i))
+        ]
     return sum(moved[i] for i in apexes)
+
+
+_SERVABLE = ("active", "disputed")
 
 
 def _pending(

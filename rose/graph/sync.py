@@ -25,6 +25,7 @@ from rose.graph._apply import apply
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
 from rose.graph.rows import (
+    SMALL,
     episode_refs,
     spans_by_lesson,
 )
@@ -32,7 +33,7 @@ from rose.models import Episode, Node
 from rose.store import scan as store_scan
 from rose.store.layout import StoreDir
 from rose.store.nodefile import read_episode, read_node
-from rose.store.scan import FileState
+from rose.store.scan import FileState, Survey
 
 # What was observed, folded from episodes into lessons and claims: after every link.
 _FOLDS = ("fold_use", "fold_expansions", "fold_rescues", "fold_claim_rescues", "fold_patch_rescues")
@@ -54,10 +55,11 @@ class SyncReport:
     removed: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
-    states: dict[str, FileState] = field(default_factory=dict, repr=False)
-    #: `fingerprint(states, broken files)`: what the graph's meta record holds after the sync.
+    #: The scan the sync made (or was handed): every file, and what differs from the last one.
+    survey: Survey = field(default_factory=Survey, repr=False)
+    #: `fingerprint(survey, broken files)`: what the graph's meta record holds after the sync.
     fingerprint: str = ""
-    #: The database's identity when `states` was scanned (`rose.store.opened.unchanged`).
+    #: The database's identity when `survey` was made (`rose.store.opened.unchanged`).
     held_by: list | None = field(default=None, repr=False)
     #: The fingerprint the graph held before the sync, and how much the sync moved the apexes'
     #: token total when it left the apexes as they were (else None): the recall view is
@@ -70,9 +72,10 @@ class SyncReport:
         return bool(self.read or self.removed or self.full)
 
 
-def scan(dirs: list[StoreDir]) -> dict[str, FileState]:
-    """Every lesson and episode file of every scope, project scope first."""
-    return store_scan.scan([(str(d.root), d.scope) for d in dirs])
+def scan(dirs: list[StoreDir], prev: dict | None = None) -> Survey:
+    """Every lesson and episode file of every scope, project scope first; `prev` is the
+    survey kept beside the database (`synced.read_listing`), when there is one."""
+    return store_scan.survey([(str(d.root), d.scope) for d in dirs], prev=prev)
 
 
 def ensure_schema(g: Graph) -> dict[str, str] | None:
@@ -92,27 +95,29 @@ def ensure_schema(g: Graph) -> dict[str, str] | None:
     return {"schema": schema_version()}
 
 
-def fingerprint(states: dict[str, FileState], broken: list[str]) -> str:
+def fingerprint(survey: Survey, broken: list[str]) -> str:
     """Every file the graph was built from, with its stat, as one short string.
 
     Episodes are listed without a stat, except the `broken` ones (files that failed to
-    parse): those are stat'ed, so repairing one changes the fingerprint. The states are
-    hashed in their order, which `scan` makes a function of the files alone (each folder in
-    name order), in one piece: marshal's version 2 has no back-references, so equal rows give
-    equal bytes. A dict in another order gives another fingerprint, which costs a sync its
-    shortcut, never its result.
+    parse): those are stat'ed, so repairing one changes the fingerprint. The folders are
+    hashed in the order `scan` found them, which is a function of the files alone (each
+    folder in name order).
     """
-    rows: list[tuple] = [(st.path, st.mtime_ns, st.size) for st in states.values()]
+    # Change detection, not security: sha1 is the cheapest of hashlib's (0.7 ms for 1.5 MB).
+    h = hashlib.sha1(usedforsecurity=False)
+    for _, data in survey.parts():
+        h.update(data)
+    rows: list[tuple] = []
     for path in sorted(broken):
-        st = states.get(path)
-        if st is not None and st.kind == "episode":
+        if survey.holds_episode(path):
             try:
                 s = os.stat(path)
                 rows.append(("broken", path, s.st_mtime_ns, s.st_size))
             except OSError:
                 pass
-    # Change detection, not security: sha1 is the cheapest of hashlib's (0.7 ms for 1.5 MB).
-    return hashlib.sha1(marshal.dumps(rows, 2), usedforsecurity=False).hexdigest()
+    if rows:
+        h.update(marshal.dumps(rows, 2))
+    return h.hexdigest()
 
 
 def _parse(changed: list[FileState], claimed_by: Callable[[list[str]], dict[str, str]]):
@@ -191,25 +196,27 @@ def sync(
         # another process may have synced it in between).
         return replace(known, errors=errors, held_by=None)
     if _reusable(g, known, errors):  # the scan made just before the open still stands
-        current, print_ = known.states, known.fingerprint  # type: ignore[union-attr]
+        current, print_ = known.survey, known.fingerprint  # type: ignore[union-attr]
     else:
-        current = scan(dirs)
+        current = scan(dirs, None if full else synced.read_listing(g.path))
         print_ = fingerprint(current, [p for p, _ in errors])
     if not full and meta.get("files") == print_:
-        # Nothing changed: no rows read, no writes.
+        # Nothing changed: no rows read, no writes (but a fresher listing kept).
+        if current.keep:
+            synced.write_listing(g.path, print_, current)
         return SyncReport(
-            errors=errors, seconds=time.monotonic() - t0, states=current, fingerprint=print_
+            errors=errors, seconds=time.monotonic() - t0, survey=current, fingerprint=print_
         )
     changed, removed, known_rows, old_errors, claimed_by = _diff(g, meta, current, errors, full)
     stale = set(removed) | {st.path for st in changed}
     report = SyncReport(
-        full=full, read=len(changed), removed=len(removed), states=current, fingerprint=print_
+        full=full, read=len(changed), removed=len(removed), survey=current, fingerprint=print_
     )
     report.before = meta.get("files") or ""
     if not (full or changed or removed):
         report.errors = sorted(old_errors)
         _record(g, print_, report.errors)
-        synced.write_states(g.path, print_, current)
+        synced.write_listing(g.path, print_, current)
         report.seconds = time.monotonic() - t0
         return report
 
@@ -256,7 +263,7 @@ def sync(
         _record(g, print_, report.errors, meta)
     if todo:
         _derive(g, derive)
-    synced.write_states(g.path, print_, current)
+    synced.write_listing(g.path, print_, current)
     report.seconds = time.monotonic() - t0
     return report
 
@@ -277,8 +284,11 @@ def _put_files(g: Graph, changed: list[FileState], removed: list[str], results: 
         }
         for st in changed
     ]
-    if rows:
+    if len(rows) > SMALL:
         g.q("files_put", rows=rows)
+    else:
+        for r in rows:
+            g.q("file_put_one", rows=[r], path=r["path"])
 
 
 def _derive(g: Graph, todo: dict) -> None:
@@ -292,39 +302,40 @@ def _derive(g: Graph, todo: dict) -> None:
         g.q("meta_set", key="derive", value="")
 
 
-def _diff(g: Graph, meta: dict, current: dict[str, FileState], errors: list, full: bool):
+def _diff(g: Graph, meta: dict, current: Survey, errors: list, full: bool):
     """What changed against what the graph holds: (changed files, removed paths, the rows of
     both by path, the other files' errors, and `claimed_by` for `_parse`).
 
-    What the graph holds comes from the states kept for its fingerprint (`rose.graph.synced`),
-    and from every file's row only when those are missing or of another state.
+    What the graph holds is the survey kept for its fingerprint (`rose.graph.synced`), which
+    `current` was compared with as it was made; every file's row is read only when that
+    survey is missing or of another state.
     """
-    cached = None if full else synced.read_states(g.path, meta.get("files") or "")
-    if cached is None:
+    if full or not current.base or current.base != meta.get("files"):
+        states = current.states()
         every = {} if full else {r["path"]: r for r in g.q("files_all")}
         changed = [
             st
-            for p, st in current.items()
+            for p, st in states.items()
             if p not in every or (every[p]["mtime_ns"], every[p]["size"]) != (st.mtime_ns, st.size)
         ]
-        changed += _fixed_episodes(current, every, changed)
-        removed = [p for p in every if p not in current]
+        changed += _fixed_episodes(states, every, changed)
+        removed = [p for p in every if p not in states]
         stale = set(removed) | {st.path for st in changed}
         rows = {p: every[p] for p in stale if p in every}
         others = [(p, r["error"]) for p, r in every.items() if r["error"] and p not in stale]
         held = {r["item"]: p for p, r in every.items() if r["item"] and p not in stale}
         return changed, removed, rows, others, lambda ids: {i: held[i] for i in ids if i in held}
-    # marshal gives the kept (mtime, size) back as tuples
-    changed = [st for p, st in current.items() if cached.get(p) != (st.mtime_ns, st.size)]
-    removed = [p for p in cached if p not in current]
+    changed = list(current.changed)
+    removed = list(current.removed)
     seen = {st.path for st in changed}
     changed += [  # broken episodes are read again: see `_fixed_episodes`
-        current[p]
-        for p, _ in errors
-        if p in current and current[p].kind == "episode" and p not in seen
+        _episode_state(current, p) for p, _ in errors if p not in seen and current.holds_episode(p)
     ]
     stale = set(removed) | {st.path for st in changed}
-    rows = {r["path"]: r for r in g.q("files_get", paths=sorted(stale))} if stale else {}
+    if len(stale) > SMALL:
+        rows = {r["path"]: r for r in g.q("files_get", paths=sorted(stale))}
+    else:
+        rows = {r["path"]: r for p in sorted(stale) for r in g.q("file_get_one", path=p)}
 
     # An id that one of these files held is held by no other file (a duplicate is kept as
     # an error, holding nothing): only the others are looked up.
@@ -336,6 +347,11 @@ def _diff(g: Graph, meta: dict, current: dict[str, FileState], errors: list, ful
         return {r["item"]: r["path"] for r in found if r["path"] not in stale}
 
     return changed, removed, rows, [(p, e) for p, e in errors if p not in stale], claimed_by
+
+
+def _episode_state(survey: Survey, path: str) -> FileState:
+    scope = survey.folders[os.path.dirname(path)][1]
+    return FileState(path, "episode", scope, 0, 0)
 
 
 def _reusable(g: Graph, known: SyncReport | None, errors: list) -> bool:

@@ -9,10 +9,12 @@ any process, changes that identity (the engine writes the log at every commit), 
 whose identity matches the files on disk describes the database as it is. A record that does
 not match is ignored, and the store opens the database as before.
 
-`<db>.files` (marshal) holds the file states behind one fingerprint. A sync uses it only when
-that fingerprint is the one the database itself holds (its meta record), so it can never
-stand for another database state. Both are machine-local caches: deleting them costs one
-ordinary open.
+`<db>.files` (marshal) holds the last scan of the files (`rose.store.scan.Survey`: each
+folder's listing and each lesson file's stat) with its fingerprint. Any scan may take a
+folder's names from it (each is checked against the folder itself); a sync takes what
+changed from it only when that fingerprint is the one the database itself holds (its meta
+record), so it can never stand for another database state. Both are machine-local caches:
+deleting them costs one ordinary open.
 """
 
 from __future__ import annotations
@@ -71,20 +73,41 @@ def forget(db: Path) -> None:
         p.unlink(missing_ok=True)
 
 
-def read_states(db: Path, fingerprint: str) -> dict[str, tuple[int, int]] | None:
-    """path -> (mtime_ns, size) of the files behind `fingerprint`, or None."""
+#: The kept survey's format (`read_listing`): bump it when `rose.store.scan`'s folders change.
+LISTING_FORMAT = 3
+
+
+def read_listing(db: Path) -> dict | None:
+    """The survey kept beside the database (`rose.store.scan.record`), or None."""
     try:
         data = marshal.loads(_states_path(db).read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
         return None
-    if not (isinstance(data, dict) and data.get("fingerprint") == fingerprint):
+    if not (isinstance(data, dict) and data.get("format") == LISTING_FORMAT):
         return None
-    files = data.get("files")
-    return files if isinstance(files, dict) else None
+    folders = data.get("folders")
+    if not (isinstance(folders, dict) and isinstance(data.get("fingerprint"), str)):
+        return None
+    for f in folders.values():  # the shape `rose.store.scan` reads without checking
+        if not (
+            type(f) is tuple
+            and len(f) == 7
+            and type(f[2]) is tuple
+            and type(f[3]) is int
+            and type(f[4]) is str
+            and type(f[5]) is tuple
+            and type(f[6]) is bytes
+            and len(f[6]) == (16 * (f[4].count("\0") + 1) if f[4] and f[0] == "node" else 0)
+        ):
+            return None
+    return data
 
 
-def write_states(db: Path, fingerprint: str, states: dict[str, Any]) -> None:
-    """Keep the file states (`FileState`s by path) that `fingerprint` was computed from."""
-    files = {p: (st.mtime_ns, st.size) for p, st in states.items()}
-    data = marshal.dumps({"fingerprint": fingerprint, "files": files}, 2)
-    write_bytes(_states_path(db), data)
+def write_listing(db: Path, fingerprint: str, survey: Any) -> None:
+    """Keep `survey` (a `rose.store.scan.Survey`) with the fingerprint it has: a later scan
+    takes unchanged folders' names from it, and a sync whose graph holds that fingerprint
+    takes what changed from the scan's comparison with it."""
+    from rose.store.scan import record
+
+    data = {"format": LISTING_FORMAT, **record(survey, fingerprint)}
+    write_bytes(_states_path(db), marshal.dumps(data, 2))

@@ -232,7 +232,7 @@ def _read_view(roots) -> tuple[dict | None, bool]:
 
 def _current(view: dict, roots) -> bool:
     """Whether the view matches the files and settings as they are now."""
-    if view.get("stamp") != scan.stamp(scan.scan(roots, episodes=False), roots):
+    if view.get("stamp") != scan.stamp(scan.survey(roots, episodes=False), roots):
         return False
     for key, env, least in (("budget", "ROSE_RECALL_MAX_PACK_TOKENS", 0),
                             ("fresh_turns", "ROSE_RECALL_STAYS_FRESH_TURNS", 1)):  # fmt: skip

@@ -29,7 +29,7 @@ from rose.graph.engine import (
     remove_database,
     set_aside,
 )
-from rose.graph.rows import episode_from_row, node_from_row
+from rose.graph.rows import episode_from_row, lessons_get, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Episode, Node, RoutingRule, derived_id, now
 from rose.store import journal, opened, shortid
@@ -324,7 +324,7 @@ class Store:
         raise RoseError(f"no free lesson id derived from {parts!r} in 1,000 tries")
 
     def _get(self, g: Graph, lesson_id: str) -> Node:
-        rows = g.q("lesson_get", ids=[lesson_id])
+        rows = lessons_get(g, [lesson_id])
         if not rows:
             raise LessonNotFound(lesson_id)
         return node_from_row(rows[0]["lesson"], g.q("claims_of", ids=[lesson_id]))
@@ -368,7 +368,7 @@ class Store:
             remove: list[str] = []
             out: list[Node] = []
             for node in nodes:
-                existing = g.q("lesson_get", ids=[node.id])
+                existing = lessons_get(g, [node.id])
                 old_path = Path(existing[0]["lesson"]["path"]) if existing else None
                 if existing and not (move and scope):
                     node.scope = existing[0]["lesson"]["scope"]
@@ -387,11 +387,28 @@ class Store:
                     path = self.dir_for(scope or "project").episode_path(ep.id)
                     files.append((str(path), json.dumps(dump_episode(ep), ensure_ascii=False)))
             journal.apply(self.primary.root, files, remove)
-            self.last_sync = sync(g, self.dirs)
+            self.last_sync = sync(g, self.dirs, known=self._after_write(files, remove))
             self._refresh_view(g)
         for node in out:
             self.log("write", {"id": node.id, "scope": node.scope, "level": node.level})
         return out
+
+    def _after_write(self, files: list[tuple[str, str]], remove: list[str]) -> SyncReport | None:
+        """The scan the graph was synced from with this write's files in it (`Survey.patched`),
+        for the sync after the write: the write costs a stat of its own files, not a scan of
+        the store. None (the sync scans) when a file lies outside the folders it lists."""
+        from rose.graph import synced
+        from rose.graph.sync import fingerprint
+
+        report = self.last_sync
+        if not report.fingerprint:
+            return None
+        survey = report.survey.patched(report.fingerprint, [p for p, _ in files], remove)
+        if survey is None:
+            return None
+        print_ = fingerprint(survey, [p for p, _ in report.errors])
+        held = synced.identity(self.graph_path)  # the database is held here: nobody wrote it
+        return SyncReport(errors=report.errors, survey=survey, fingerprint=print_, held_by=held)
 
     def move(self, node: Node, scope: str) -> Node:
         """Write a lesson to the `scope` store and remove it from where it lived, as one
@@ -419,7 +436,7 @@ class Store:
         DAG checked (the graph still holds the node's old links, which this write replaces).
         """
         refs = set(node.derived_from) | set(node.parents) | set(node.disputes)
-        known = {r["lesson"]["id"] for r in g.q("lesson_get", ids=sorted(refs))} if refs else set()
+        known = {r["id"] for r in g.q("lesson_ids", ids=sorted(refs))} if refs else set()
         known |= set(batch or ())
         for ref in sorted(refs - known - {node.id}):
             raise LessonNotFound(ref)
@@ -560,7 +577,7 @@ class Store:
         # the next open think the view stale, never current.
         report = self.last_sync
         key = opened.view_key(self, report.fingerprint)
-        want = recall_view.stamps(report.states, self.roots, report.fingerprint, self.config)
+        want = recall_view.stamps(report.survey, self.roots, report.fingerprint, self.config)
         current = recall_view.read(self.primary.recall_view)
         if not (current and all(current.get(k) == v for k, v in want.items())):
             view = recall_view.advanced(current, want, report.before, report.apex_delta)

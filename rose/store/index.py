@@ -15,7 +15,7 @@ def index(store: Store) -> tuple[Path, list[str]]:
     """The index file and its lines; rebuilt from the graph when the lesson files moved on."""
     path = store.primary.root / "index.txt"
     with store.graph() as g:
-        stamp = scan.stamp(store.last_sync.states, store.roots)
+        stamp = scan.stamp(store.last_sync.survey, store.roots)
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError:

@@ -35,12 +35,14 @@ def unchanged(store: Store) -> tuple[SyncReport | None, bool]:
     if synced.identity(path) != rec.get("db") or (store.primary.root / journal.NAME).exists():
         return None, False
     errors = [tuple(e) for e in rec.get("errors", [])]
-    states = scan(store.dirs)
-    print_ = fingerprint(states, [p for p, _ in errors])
-    report = SyncReport(errors=errors, states=states, fingerprint=print_)
+    survey = scan(store.dirs, synced.read_listing(path))
+    print_ = fingerprint(survey, [p for p, _ in errors])
+    report = SyncReport(errors=errors, survey=survey, fingerprint=print_)
     if print_ != rec.get("files"):  # something changed: the sync need not scan again
         report.held_by = rec.get("db")
         return report, False
+    if survey.keep:  # folders listed afresh: the next scan may take their names from here
+        synced.write_listing(path, print_, survey)
     view = rec.get("view") or {}
     view_ok = view.get("key") == view_key(store, print_) and view.get(
         "file"

@@ -20,7 +20,9 @@ from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
 from rose.store import scan, shortid
 
-FORMAT = 10  # 10: files (9: head_pull; 8: sources; 7: patch ids; 6: short ids; 5: exact totals)
+# 11: stamps by folder (10: files; 9: head_pull; 8: sources; 7: patch ids; 6: short ids; 5: exact
+# totals)
+FORMAT = 11
 
 
 @cache
@@ -145,14 +147,14 @@ def budget_warning(lesson: dict, budget: int) -> str:
     )
 
 
-def stamps(states: dict, roots: list[tuple[str, str]], fingerprint: str, config: Any) -> dict:
+def stamps(survey: Any, roots: list[tuple[str, str]], fingerprint: str, config: Any) -> dict:
     """What a view is built from (the files, by the hook's stamp and by the graph's
     fingerprint, and the recall settings): a view holding all of these is current."""
     rc = config.recall
     return {
         "format": FORMAT,
-        "stamp": scan.stamp(states, roots),
-        "evidence": scan.evidence_stamp(states),  # the stats shown in the view
+        "stamp": scan.stamp(survey, roots),
+        "evidence": scan.evidence_stamp(survey),  # the stats shown in the view
         "files": fingerprint,
         "budget": rc.max_pack_tokens,
         "enabled": rc.enabled,
