@@ -16,8 +16,8 @@ about a millisecond. One temporary HOME; one project per configuration:
   at the default budget, which does not hold them, so the model decides: recall's
   relevance calls each run the `claude` CLI once more, back to the loopback: past one
   question, the apexes in up to `recall.apex_chunks` parallel questions (else the family
-  level, then the opened families' apexes), then the second pass. The family gists are written first,
-  as a session's end would.
+  level, then the opened families' apexes), then the second pass. The family gists are
+  written first, as a session's end would.
 
 Each round runs one task of the world in every configuration, in a rotating order, and
 waits for ROSE's detached jobs (the session-end job) before the next. Per run: the CLI's
