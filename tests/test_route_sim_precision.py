@@ -43,7 +43,13 @@ def _later(tmp: Path, enabled: bool) -> tuple[float, float, Store]:
     model = simulated_model(seed=SEED, size="default", noise=0.0)
     # One pass: a second pass reaches the hidden topic through the lesson's wording without
     # a rule (tests/test_recall_second_pass.py), and this locks in what rules do alone.
-    settings = {"routing.enabled": "true" if enabled else "false", "recall.second_look_calls": "0"}
+    # Counterfactual checks only log whether attribution agrees (two fresh replay processes
+    # a lesson) and decide nothing measured here: off in both arms.
+    settings = {
+        "routing.enabled": "true" if enabled else "false",
+        "recall.second_look_calls": "0",
+        "attribute.counterfactual_calls": "0",
+    }
     agent = Agent(world, seed=SEED)
     present = 0
     lessons = scoreboard.seed_lessons(world)
