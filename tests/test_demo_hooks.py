@@ -27,7 +27,10 @@ from rose.sim import World, scoreboard
 pytestmark = pytest.mark.graph
 
 SEED = 2
-SESSIONS = 4
+# By the third session every hook and job kind has run on both sides: lessons minted into the
+# global and the project store, one served, replies after failures, a selection rule
+# proposed, counterfactual checks. A fourth session ran the same paths again.
+SESSIONS = 3
 
 
 class Subprocesses:
