@@ -22,7 +22,7 @@ from tests._compress import family
 
 def test_a_successful_session_queues_a_compress_job(tmp_path: Path):
     where = tmp_path / "demo"
-    res = CliRunner().invoke(app, ["demo", "--sessions", "6", "--seed", "1", "--json",
+    res = CliRunner().invoke(app, ["demo", "--sessions", "5", "--seed", "1", "--json",
                                    "--dir", str(where)])  # fmt: skip
     assert res.exit_code == 0, res.output
     root = where / ".rose"
