@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "hook_latency.py"
 

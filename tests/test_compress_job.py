@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
@@ -20,6 +21,7 @@ from rose.store.layout import StoreDir
 from tests._compress import family
 
 
+@pytest.mark.heavy
 def test_a_successful_session_queues_a_compress_job(tmp_path: Path):
     where = tmp_path / "demo"
     res = CliRunner().invoke(app, ["demo", "--sessions", "5", "--seed", "1", "--json",

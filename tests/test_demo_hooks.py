@@ -24,7 +24,7 @@ from rose.host.drive import HookHost, Tally, global_dir
 from rose.model.registry import simulated_model
 from rose.sim import World, scoreboard
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SEED = 2
 # By the third session every hook and job kind has run on both sides: lessons minted into the

@@ -29,7 +29,7 @@ from rose.models import Node
 from rose.sim import SimulatedBackend, World
 from rose.store.facade import Store
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 SIZE = 1000

@@ -29,7 +29,7 @@ from rose.sim.transcript import claude_code
 from rose.store.facade import Store
 from tests._route_sim import served_and_used
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SEED = 0
 SESSIONS = 4

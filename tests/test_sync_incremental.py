@@ -153,6 +153,7 @@ class _World:
         op()
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(("seed", "kept"), [(1, True), (2, True), (3, True), (4, False)])
 def test_incremental_sync_matches_a_rebuild(store: Store, seed: int, kept: bool):
     """`kept`: the sync finds what changed from the file states kept beside the database;
