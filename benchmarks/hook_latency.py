@@ -1,6 +1,6 @@
 """How long the prompt hook takes, process start to output, when nothing needs deciding.
 
-    python benchmarks/hook_latency.py [--json] [--sizes 0,100,1000] [--runs N]
+    python benchmarks/hook_latency.py [--json] [--sizes 0,100,1000] [--runs N] [--warmup N]
 
 Runs the command the host runs (`<venv>/bin/rose hook user-prompt-submit`, or
 `python -m rose hook user-prompt-submit` when no `rose` script sits beside the
@@ -158,6 +158,7 @@ class Bench:
     env: dict[str, str]
     runs: int
     tmp: Path
+    warmup: int = WARMUP  # untimed, unchecked runs before the timed ones
     results: dict[str, dict[str, Series]] = field(default_factory=dict)
     load: list[float] = field(default_factory=list)  # 1-minute load average, start and end
     notes: dict[str, list[str]] = field(default_factory=dict)
@@ -357,7 +358,7 @@ def interleave(b: Bench, configs: list[Config]) -> None:
     """Run every configuration once per round, rotating the order, so that a machine whose
     load drifts during the benchmark weighs on every configuration alike."""
     running: Writer | None = None
-    for r in range(WARMUP + b.runs):
+    for r in range(b.warmup + b.runs):
         for k in range(len(configs)):
             cfg = configs[(r + k) % len(configs)]
             if cfg.writer is not running:
@@ -367,14 +368,14 @@ def interleave(b: Bench, configs: list[Config]) -> None:
                     cfg.writer.resume()
                 running = cfg.writer
             ms, cpu, proc = run_once(b.cmd, b.env, cfg.cwd, cfg.payload())
-            if r >= WARMUP:
+            if r >= b.warmup:
                 cfg.series.times.append(ms)
                 cfg.series.cpu.append(cpu)
                 problem = f"exit {proc.returncode}" if proc.returncode else cfg.check(proc.stdout)
                 if problem:
                     cfg.series.wrong.append(problem)
-        if r == WARMUP - 1 or (r + 1) % 10 == 0:
-            _say(f"  round {r + 1}/{WARMUP + b.runs} ({WARMUP} warm-up)")
+        if r == b.warmup - 1 or (r + 1) % 10 == 0:
+            _say(f"  round {r + 1}/{b.warmup + b.runs} ({b.warmup} warm-up)")
     if running is not None:
         running.pause()
 
@@ -494,10 +495,10 @@ def bench_baseline(b: Bench) -> None:
     out = b.results.setdefault("baseline", {})
     for name in cmds:
         out[name] = Series()
-    for r in range(WARMUP + b.runs):
+    for r in range(b.warmup + b.runs):
         for name, cmd in cmds.items():
             ms, cpu, _ = run_once(cmd, b.env, b.tmp, b"")
-            if r >= WARMUP:
+            if r >= b.warmup:
                 out[name].times.append(ms)
                 out[name].cpu.append(cpu)
     for name, s in out.items():
@@ -511,7 +512,7 @@ def render(b: Bench, cmd_label: str) -> str:
     lines = [
         f"hook command: {cmd_label} hook user-prompt-submit",
         f"python {platform.python_version()} on {platform.system()} {platform.machine()}, "
-        f"{os.cpu_count()} CPUs; {b.runs} runs per configuration after {WARMUP} warm-up runs",
+        f"{os.cpu_count()} CPUs; {b.runs} runs per configuration after {b.warmup} warm-up runs",
         f"target where nothing needs deciding: median <= {TARGET_MEDIAN_MS:g} ms, "
         f"p95 <= {TARGET_P95_MS:g} ms; cpu ms: the hook process's own user + system time",
         "load average (1 min) at start {:.2f}, at end {:.2f}".format(*b.load),
@@ -561,11 +562,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print only the figures, as JSON")
     ap.add_argument("--sizes", default="0,100,1000", help="lesson counts, comma-separated")
     ap.add_argument("--runs", type=int, default=30, help="timed runs per configuration")
+    ap.add_argument(
+        "--warmup", type=int, default=WARMUP, help="untimed runs per configuration before them"
+    )
     args = ap.parse_args(argv)
     sizes = [int(x.replace("_", "")) for x in args.sizes.split(",") if x.strip()]
     cmd, cmd_label = hook_command()
     tmp = Path(tempfile.mkdtemp(prefix="rose-hook-latency-")).resolve()
-    b = Bench(cmd, isolate(tmp), max(1, args.runs), tmp)
+    b = Bench(cmd, isolate(tmp), max(1, args.runs), tmp, max(0, args.warmup))
     try:
         b.load.append(os.getloadavg()[0])
         _say(f"hook command: {' '.join(cmd)}")

@@ -10,6 +10,13 @@ import pytest
 ENGINE = os.environ.get("ROSE_GRAPH_ENGINE", "kuzu")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The `heavy` tests first, otherwise in collection order. xdist hands each worker a
+    share of the collection in order (`--dist worksteal`: an idle worker takes the end of a
+    busy one's queue); a heavy test left for the end keeps one worker busy alone."""
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
+
+
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"

@@ -28,8 +28,8 @@ A, B, C = "n_0a1b2c3d4e5f60718293", "n_1b2c3d4e5f6071829304", "n_2c3d4e5f6071829
 
 @pytest.fixture
 def lessons(store: Store) -> Store:
-    for lid, title in ((A, "Alpha"), (B, "Bravo"), (C, "Charlie")):
-        store.save(Node(id=lid, title=title, gist=f"{title} gist.", body=f"{title} body."))
+    named = ((A, "Alpha"), (B, "Bravo"), (C, "Charlie"))
+    store.write([Node(id=i, title=t, gist=f"{t} gist.", body=f"{t} body.") for i, t in named])
     return store
 
 

@@ -24,7 +24,7 @@ import pytest
 from rose.host.drive import STAGES
 from rose.sim.scoreboard import KEYS
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "quality.py"
 PNG = b"\x89PNG\r\n\x1a\n"

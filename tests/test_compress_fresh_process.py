@@ -17,6 +17,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from rose.errors import BackendTimeout
 from rose.events import read_events
 from rose.host import drive
@@ -27,6 +29,7 @@ from tests import _merge
 from tests._compress import family, judge
 
 
+@pytest.mark.heavy
 def test_compression_replays_in_fresh_processes(project):
     f = family(project, seed=0)
     (attempt,) = c.compress_due(f.store, judge=judge(f))  # the default prober

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
@@ -20,9 +21,10 @@ from rose.store.layout import StoreDir
 from tests._compress import family
 
 
+@pytest.mark.heavy
 def test_a_successful_session_queues_a_compress_job(tmp_path: Path):
     where = tmp_path / "demo"
-    res = CliRunner().invoke(app, ["demo", "--sessions", "6", "--seed", "1", "--json",
+    res = CliRunner().invoke(app, ["demo", "--sessions", "5", "--seed", "1", "--json",
                                    "--dir", str(where)])  # fmt: skip
     assert res.exit_code == 0, res.output
     root = where / ".rose"

@@ -33,6 +33,7 @@ def _rose(*args: str, cwd: Path, **kw) -> subprocess.Popen:
     )
 
 
+@pytest.mark.heavy
 def test_eight_concurrent_writers_lose_nothing(store: Store, project: Path):
     procs = [_rose("add", f"Lesson number {i} says something.", cwd=project) for i in range(8)]
     errors = [p.communicate(timeout=120)[1] for p in procs]

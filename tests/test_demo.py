@@ -30,6 +30,7 @@ def _demo(*args: str):
     return CliRunner().invoke(app, ["demo", *args], prog_name="rose")
 
 
+@pytest.mark.heavy
 def test_json_has_every_key_and_null_where_a_stage_is_not_built(tmp_path: Path, project: Path):
     before = dict(os.environ)
     res = _demo("--sessions", "2", "--seed", "1", "--json", "--dir", str(tmp_path / "demo"))

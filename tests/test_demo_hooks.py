@@ -24,10 +24,13 @@ from rose.host.drive import HookHost, Tally, global_dir
 from rose.model.registry import simulated_model
 from rose.sim import World, scoreboard
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SEED = 2
-SESSIONS = 4
+# By the third session every hook and job kind has run on both sides: lessons minted into the
+# global and the project store, one served, replies after failures, a selection rule
+# proposed, counterfactual checks. A fourth session ran the same paths again.
+SESSIONS = 3
 
 
 class Subprocesses:

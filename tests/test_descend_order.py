@@ -18,7 +18,7 @@ from rose.sim import SimulatedBackend
 from rose.store.facade import Store
 from tests._descent import attempts_to_rescue, build
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SEEDS = range(5)
 

@@ -13,36 +13,34 @@ from rose.store.facade import Store
 pytestmark = pytest.mark.graph
 
 
-def _lesson(store: Store, title: str, level: int = 0, **kw) -> Node:
-    return store.save(Node(title=title, body=f"{title} body text", level=level, **kw))
+def _node(title: str, level: int = 0, **kw) -> Node:
+    return Node(title=title, body=f"{title} body text", level=level, **kw)
 
 
 @pytest.fixture
 def diamond(store: Store):
     """top -> (left, right) -> base: a diamond, plus a separate apex `solo`."""
-    base = _lesson(store, "base")
-    left = _lesson(
-        store,
+    base = _node("base")
+    left = _node(
         "left",
         1,
         derived_from=[base.id],
         dropped=[Claim(claim="timeout is 30s", kind="parameter", holder=base.id)],
     )
-    right = _lesson(
-        store,
+    right = _node(
         "right",
         1,
         derived_from=[base.id],
         dropped=[Claim(claim="retry thrice", holder=base.id)],
     )
-    top = _lesson(
-        store,
+    top = _node(
         "top",
         2,
         derived_from=[left.id, right.id],
         dropped=[Claim(claim="left detail", holder=left.id)],
     )
-    solo = _lesson(store, "solo", family="other")
+    solo = _node("solo", family="other")
+    base, left, right, top, solo = store.write([base, left, right, top, solo])  # one sync
     # The regression set comes from the episodes: successful work that used the lesson.
     ep1 = store.save_episode(Episode(prompt="p1", outcome="success", used=[base.id]))
     ep2 = store.save_episode(Episode(prompt="p2", outcome="success", used=[right.id]))
@@ -118,16 +116,18 @@ def test_ancestors_reach_every_apex(store: Store, diamond):
 
 
 def test_deep_chain_of_25_levels(store: Store):
-    prev = _lesson(store, "L0")
-    first = prev
+    first = _node("L0")
+    chain = [first]
     for level in range(1, 26):
-        prev = _lesson(
-            store,
-            f"L{level}",
-            level,
-            derived_from=[prev.id],
-            dropped=[Claim(claim=f"c{level}", holder=first.id)],
+        chain.append(
+            _node(
+                f"L{level}",
+                level,
+                derived_from=[chain[-1].id],
+                dropped=[Claim(claim=f"c{level}", holder=first.id)],
+            )
         )
+    prev = store.write(chain)[-1]  # one write: the links point within it
     assert len(dag.subtree(store, prev.id)) == 26
     assert len(dag.delta_manifest(store, prev.id)) == 25
     assert len(dag.ancestors(store, first.id)) == 25

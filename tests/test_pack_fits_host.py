@@ -81,8 +81,13 @@ def test_a_lesson_too_big_alone_is_never_served(tmp_path):
 @pytest.mark.graph
 def test_a_store_that_sums_to_the_budget_is_served_within_it(store: Store, project: Path):
     """The view said "fits" from the pieces' sum; the joined block was 10-18 tokens over."""
-    for n in range(10, 40):  # pieces of 104 characters: 26 tokens each, with nothing to round
-        store.save(Node(id=f"n_tiny{n:05d}", title=f"Tiny {n}", gist="T.", body="t" * 32))
+    # pieces of 104 characters: 26 tokens each, with nothing to round; one write, one sync
+    store.write(
+        [
+            Node(id=f"n_tiny{n:05d}", title=f"Tiny {n}", gist="T.", body="t" * 32)
+            for n in range(10, 40)
+        ]
+    )
     items = Store.open().view()["lessons"]
     summed = tokens.count(HEAD) + tokens.count(TAIL) + sum(i["full_tokens"] for i in items)
     whole = "\n\n".join([HEAD, *(i["full"] for i in items), TAIL])
@@ -117,9 +122,18 @@ def _codex(project: Path, **changes) -> dict:
 @pytest.fixture
 def wide(store: Store) -> Store:
     """Twelve 1,500-character lessons served whole (budget 6,000): 18,000 characters."""
-    for n in range(12):
-        body = f"Lesson {n} says: " + "é tout " * 210  # non-ASCII: UTF-8 bytes exceed characters
-        store.save(Node(id=f"n_wide{n:05d}", title=f"Wide lesson {n}", gist="Wide.", body=body))
+    body = "says: " + "é tout " * 210  # non-ASCII: UTF-8 bytes exceed characters
+    store.write(
+        [
+            Node(
+                id=f"n_wide{n:05d}",
+                title=f"Wide lesson {n}",
+                gist="Wide.",
+                body=f"Lesson {n} {body}",
+            )
+            for n in range(12)
+        ]
+    )
     config.set_override(store.primary.config, "recall.max_pack_tokens", "6000")
     Store.open().view()
     return store

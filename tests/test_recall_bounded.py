@@ -29,7 +29,7 @@ from rose.models import Node
 from rose.sim import SimulatedBackend, World
 from rose.store.facade import Store
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 SIZE = 1000
@@ -120,9 +120,13 @@ def test_offered_oldest_first_so_a_new_lesson_comes_last(
     monkeypatch.setenv("ROSE_RECALL_APEX_CHUNKS", "1")
     world = World.generate(0)
     topics = list(world.topics)[:4]
-    for n, topic in enumerate(topics * 2):
-        d = world.lesson([world.topics[topic].facts[n // 4]])
-        store.save(Node(id=f"n_ord{n:04d}", family=topic, title=d.title, gist=d.gist, body=d.body))
+    drafts = [(t, world.lesson([world.topics[t].facts[n // 4]])) for n, t in enumerate(topics * 2)]
+    store.write(
+        [
+            Node(id=f"n_ord{n:04d}", family=t, title=d.title, gist=d.gist, body=d.body)
+            for n, (t, d) in enumerate(drafts)
+        ]
+    )
 
     def offered() -> tuple[list[str], dict[str, list[str]]]:
         s = Store.open()
@@ -153,9 +157,13 @@ def test_a_family_gist_is_recomputed_when_its_apexes_change(
     monkeypatch.setenv("ROSE_RECALL_APEX_CHUNKS", "1")
     world = World.generate(0)
     topic = next(iter(world.topics))
-    for n, fact in enumerate(world.topics[topic].facts[:3]):
-        d = world.lesson([fact])
-        store.save(Node(id=f"n_fam{n:04d}", family=topic, title=d.title, gist=d.gist, body=d.body))
+    drafts = [world.lesson([fact]) for fact in world.topics[topic].facts[:3]]
+    store.write(
+        [
+            Node(id=f"n_fam{n:04d}", family=topic, title=d.title, gist=d.gist, body=d.body)
+            for n, d in enumerate(drafts)
+        ]
+    )
     judge = _judge(world, tmp_path / "cache")
     assert families.refresh(Store.open(), judge) == 0  # the budget holds it: no question asked
     monkeypatch.setenv("ROSE_RECALL_MAX_PACK_TOKENS", "10")

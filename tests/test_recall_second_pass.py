@@ -33,8 +33,7 @@ def world_store(store: Store) -> tuple[Store, World]:
     # Without homonyms: a chosen lesson borrowing a topic's name would reach that topic too,
     # and these pin what the second pass finds through a bridge.
     world = World.generate(0, homonyms=0)
-    for row in scoreboard.seed_lessons(world):
-        store.save(Node(**row))
+    store.write([Node(**row) for row in scoreboard.seed_lessons(world)])
     # The world's 24 lessons fit one question: `auto` would ask no second pass.
     config.set_override(store.primary.config, "recall.second_look", "always")
     return Store.open(), world

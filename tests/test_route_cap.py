@@ -23,8 +23,12 @@ pytestmark = pytest.mark.graph
 
 def _big_store(store, n=12):
     body = "Some detail that matters here. " * 60
-    for i in range(n):
-        store.save(Node(id=f"n_big{i:04d}", family=f"f{i}", title=f"T{i}", gist=f"G{i}", body=body))
+    store.write(
+        [
+            Node(id=f"n_big{i:04d}", family=f"f{i}", title=f"T{i}", gist=f"G{i}", body=body)
+            for i in range(n)
+        ]
+    )
 
 
 def _answer(ids):

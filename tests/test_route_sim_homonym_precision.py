@@ -33,11 +33,14 @@ from rose.sim.transcript import claude_code
 from rose.store.facade import Store
 from tests._route_sim import served_and_used
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SEED = 0
 SESSIONS = 4
 LATER = 2  # the sessions from here on can be given a rule the first two proposed
+# In every arm: one pass of selection, and no counterfactual checks (they only log whether
+# attribution agrees, two fresh replay processes a lesson, and decide nothing measured here).
+QUIET = {"recall.second_look_calls": "0", "attribute.counterfactual_calls": "0"}
 
 
 def _work(tmp: Path, settings: dict[str, str]) -> tuple[float, float, Store]:
@@ -51,7 +54,7 @@ def _work(tmp: Path, settings: dict[str, str]) -> tuple[float, float, Store]:
     needed = present = 0
     with HookHost(
         tmp, model=model, lessons=scoreboard.seed_lessons(world),
-        settings={"recall.second_look_calls": "0", **settings},
+        settings={**QUIET, **settings},
     ) as host:  # fmt: skip
         for i in range(SESSIONS):
             task = tasks[i % len(tasks)]

@@ -29,7 +29,7 @@ from rose.sim.transcript import claude_code
 from rose.store.facade import Store
 from tests._route_sim import served_and_used
 
-pytestmark = pytest.mark.graph
+pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SEED = 0
 SESSIONS = 4
@@ -43,7 +43,13 @@ def _later(tmp: Path, enabled: bool) -> tuple[float, float, Store]:
     model = simulated_model(seed=SEED, size="default", noise=0.0)
     # One pass: a second pass reaches the hidden topic through the lesson's wording without
     # a rule (tests/test_recall_second_pass.py), and this locks in what rules do alone.
-    settings = {"routing.enabled": "true" if enabled else "false", "recall.second_look_calls": "0"}
+    # Counterfactual checks only log whether attribution agrees (two fresh replay processes
+    # a lesson) and decide nothing measured here: off in both arms.
+    settings = {
+        "routing.enabled": "true" if enabled else "false",
+        "recall.second_look_calls": "0",
+        "attribute.counterfactual_calls": "0",
+    }
     agent = Agent(world, seed=SEED)
     present = 0
     lessons = scoreboard.seed_lessons(world)

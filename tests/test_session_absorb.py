@@ -28,8 +28,12 @@ pytestmark = pytest.mark.graph
 
 @pytest.fixture
 def lessons(store: Store) -> Store:
-    store.save(Node(id="n_retry0001", title="Retry policy", gist="Back off.", body="Use 100ms."))
-    store.save(Node(id="n_cache0001", title="Cache TTLs", gist="TTLs.", body="Profiles 300s."))
+    store.write(
+        [
+            Node(id="n_retry0001", title="Retry policy", gist="Back off.", body="Use 100ms."),
+            Node(id="n_cache0001", title="Cache TTLs", gist="TTLs.", body="Profiles 300s."),
+        ]
+    )
     return store
 
 

@@ -33,9 +33,13 @@ LONE = "n_0123456789abcdef0123"
 
 @pytest.fixture
 def lessons(store: Store) -> Store:
-    store.save(Node(id=TWIN_A, title="Retry policy", gist="Back off.", body="Use 100ms."))
-    store.save(Node(id=TWIN_B, title="Cache TTLs", gist="TTLs.", body="Profiles 300s."))
-    store.save(Node(id=LONE, title="Port", gist="Port 5433.", body="Postgres is on 5433."))
+    store.write(
+        [
+            Node(id=TWIN_A, title="Retry policy", gist="Back off.", body="Use 100ms."),
+            Node(id=TWIN_B, title="Cache TTLs", gist="TTLs.", body="Profiles 300s."),
+            Node(id=LONE, title="Port", gist="Port 5433.", body="Postgres is on 5433."),
+        ]
+    )
     return store
 
 

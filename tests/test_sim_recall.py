@@ -23,17 +23,13 @@ pytestmark = pytest.mark.graph
 
 def test_recall_takes_the_model_path_on_the_default_world(store):
     world = World.generate(4)
-    ids = {}
-    for draft in world.lessons():
-        node = Node(
-            id=f"n_{draft.family}",
-            family=draft.family,
-            title=draft.title,
-            gist=draft.gist,
-            body=draft.body,
-        )
-        store.save(node)
-        ids[draft.family] = node.id
+    ids = {draft.family: f"n_{draft.family}" for draft in world.lessons()}
+    store.write(
+        [
+            Node(id=ids[d.family], family=d.family, title=d.title, gist=d.gist, body=d.body)
+            for d in world.lessons()
+        ]
+    )
     task = examples.focus_task(world)
     (topic,) = task.topics
     body = world.lessons()[list(world.topics).index(topic)].body

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.heavy
+
 REPO = Path(__file__).resolve().parents[1]
 # Package data: where each kind is in the checkout, and where it lands in the wheel.
 DATA = (

@@ -232,17 +232,19 @@ class HookHost:
             for key, value in {"agent": agent, "model": model, **settings}.items():
                 config.set_override(store.primary.config, key, value)
             store = Store.open(self.folder)
-            for lesson in lessons:
-                store.save(
-                    Node(
-                        **({"id": lesson["id"]} if lesson.get("id") else {}),
-                        title=lesson["title"],
-                        gist=lesson["gist"],
-                        family=lesson.get("family") or "general",
-                        body=lesson["body"],
-                        origin="manual",
-                    )
+            nodes = [
+                Node(
+                    **({"id": lesson["id"]} if lesson.get("id") else {}),
+                    title=lesson["title"],
+                    gist=lesson["gist"],
+                    family=lesson.get("family") or "general",
+                    body=lesson["body"],
+                    origin="manual",
                 )
+                for lesson in lessons
+            ]
+            if nodes:  # one write: one lock and one sync, not one a lesson
+                store.write(nodes)
             store.view()
         self.tally.take()  # what seeding logged is not the sessions' doing
 
