@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from rose.store import scan
+from tests._calls import counted
 
 
 @pytest.fixture
@@ -205,14 +206,7 @@ def test_a_write_syncs_from_its_own_files_and_the_next_open_needs_no_database(
 
     a = store.add("Retry flaky network calls with backoff.", family="net")
     store.add("Pin the graph engine's version.", family="deps")
-    surveys: list[int] = []
-    real = scan.survey
-
-    def counting(*args, **kwargs):
-        surveys.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(scan, "survey", counting)
+    surveys = counted(monkeypatch, scan, "survey")
     node = store.get(a.id)
     node.body += " Give up after five tries."
     surveys.clear()

@@ -13,6 +13,7 @@ import pytest
 
 from rose.store import view as recall_view
 from rose.store.facade import Store
+from tests._calls import counted
 
 pytestmark = pytest.mark.graph
 
@@ -20,15 +21,7 @@ pytestmark = pytest.mark.graph
 @pytest.fixture
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """One entry per view built from the graph (not carried forward)."""
-    seen: list[int] = []
-    real = recall_view.build
-
-    def counting(*args, **kwargs):
-        seen.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(recall_view, "build", counting)
-    return seen
+    return counted(monkeypatch, recall_view, "build")
 
 
 def _rebuilt(store: Store) -> dict:
