@@ -15,7 +15,8 @@ import pytest
 
 from rose.loop.consolidate import consolidate
 from rose.model.scripted import ScriptedBackend
-from rose.store.facade import Store, take_notices
+from rose.store.facade import Store
+from rose.store.notices import take_notices
 from tests._reconcile import judge, lesson
 
 pytestmark = pytest.mark.graph

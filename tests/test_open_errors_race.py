@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rose.store import opened
+from rose.store import health, opened
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
@@ -34,4 +34,6 @@ def test_a_sync_between_scan_and_open_keeps_the_broken_file_reported(store: Stor
     assert [Path(p) for p, _ in late.last_sync.errors] == [broken]
     later = Store(root, None)
     with later.graph() as g:
-        assert [Path(p.path) for p in later.problems(g)] == [broken]  # and it stays reported
+        assert [Path(p.path) for p in health.problems(later, g)] == [
+            broken
+        ]  # and it stays reported

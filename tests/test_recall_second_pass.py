@@ -23,7 +23,8 @@ from rose.loop.recall import recall
 from rose.model.registry import simulated_model
 from rose.models import Node
 from rose.sim import SimulatedBackend, World, scoreboard
-from rose.store.facade import Store, take_notices
+from rose.store.facade import Store
+from rose.store.notices import take_notices
 
 pytestmark = pytest.mark.graph
 

@@ -408,7 +408,7 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] 
         chosen = [] if last.get("empty") else last["lessons"]
     if not view or not view.get("enabled", True):
         return None
-    from rose.store.facade import take_notices  # what the slow path repaired (a rebuilt index)
+    from rose.store.notices import take_notices  # what the slow path repaired (a rebuilt index)
 
     repaired = take_notices()
     return view, chosen, " · ".join([*repaired, note] if note else repaired), rules

@@ -89,6 +89,7 @@ def _budget(tokens: int) -> dict[str, str]:
 
 def diagnose() -> dict[str, Any]:
     from rose.graph.engine import version
+    from rose.store import health
     from rose.store.facade import Store
 
     checks: list[dict[str, str]] = []
@@ -107,7 +108,7 @@ def diagnose() -> dict[str, Any]:
             _check("graph engine", "ok", f"{store.engine} {version(store.engine)} ({engine_src})")
         )
         with store.graph() as g:
-            problems = store.problems(g)
+            problems = health.problems(store, g)
             n = g.q("level_counts")
         total = sum(r["n"] for r in n)
         if problems:

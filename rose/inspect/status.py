@@ -17,6 +17,7 @@ from rose.loop.consolidate import captured
 from rose.loop.counterfactual import agreement
 from rose.loop.descend import knowledge_gaps
 from rose.models import SERVABLE, Stats
+from rose.store import health
 from rose.store.facade import Store
 
 
@@ -29,7 +30,7 @@ def status(store: Store) -> dict[str, Any]:
         apexes = g.q("apexes", scope="")
         conflicts = g.q("conflicts")
         unreconciled = len(g.q("unreconciled"))
-        problems = [{"path": p.path, "reason": p.reason} for p in store.problems(g)]
+        problems = [{"path": p.path, "reason": p.reason} for p in health.problems(store, g)]
         problems += never_served(g, store.config.recall.max_pack_tokens)
     by_level: dict[str, int] = {}
     by_status: dict[str, int] = {}

@@ -4,7 +4,7 @@ ROSE installed for the user alone has hooks and no store. The first project less
 creates `.rose/` at the repository's root (the nearest folder up from the working
 directory holding `.git`, a folder or a worktree's file), and the first global one
 creates `~/.rose`; either way one line says where, and the status line gets a few words
-(`rose.store.facade.notify`). Outside any repository there is no project to file a
+(`rose.store.notices.notify`). Outside any repository there is no project to file a
 project lesson under: it lands in the global store, and that is said too. A found store
 is never second-guessed: `ROSE_HOME`, or a `.rose` up the tree, is the project store.
 """
@@ -14,8 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rose.errors import StoreNotFound
-from rose.store.facade import Store, notify
+from rose.store.facade import Store
 from rose.store.layout import StoreDir, global_root
+from rose.store.notices import notify
 
 
 def repo_root(start: Path | None = None) -> Path | None:

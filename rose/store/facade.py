@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -36,29 +35,7 @@ from rose.store import journal, opened, shortid
 from rose.store.draft import draft
 from rose.store.layout import StoreDir, find_project_root, global_root
 from rose.store.nodefile import dump_episode, dump_node
-
-#: A few words for each repair this process made to a store (a damaged database rebuilt)
-#: that no status line has shown yet: the prompt hook takes them for its own.
-_NOTICES: list[str] = []
-
-
-def notify(line: str, short: str, *, keep_in: Path | None = None) -> None:
-    """Tell the user what was repaired or made: the whole line on stderr now, a few words for
-    later. With `keep_in` (a store's folder) the few words are also kept there, for the next
-    prompt's status line: a detached job has no one to tell (`rose.store.notices`)."""
-    _NOTICES.append(short)
-    print(f"rose: {line}", file=sys.stderr)
-    if keep_in is not None:
-        from rose.store import notices
-
-        notices.keep(keep_in, short)
-
-
-def take_notices() -> list[str]:
-    """The repairs not yet shown in a status line, oldest first; each is handed out once."""
-    taken = _NOTICES[:]
-    _NOTICES.clear()
-    return taken
+from rose.store.notices import notify
 
 
 @dataclass(frozen=True)
@@ -387,28 +364,11 @@ class Store:
                     path = self.dir_for(scope or "project").episode_path(ep.id)
                     files.append((str(path), json.dumps(dump_episode(ep), ensure_ascii=False)))
             journal.apply(self.primary.root, files, remove)
-            self.last_sync = sync(g, self.dirs, known=self._after_write(files, remove))
+            self.last_sync = sync(g, self.dirs, known=opened.after_write(self, files, remove))
             self._refresh_view(g)
         for node in out:
             self.log("write", {"id": node.id, "scope": node.scope, "level": node.level})
         return out
-
-    def _after_write(self, files: list[tuple[str, str]], remove: list[str]) -> SyncReport | None:
-        """The scan the graph was synced from with this write's files in it (`Survey.patched`),
-        for the sync after the write: the write costs a stat of its own files, not a scan of
-        the store. None (the sync scans) when a file lies outside the folders it lists."""
-        from rose.graph import synced
-        from rose.graph.sync import fingerprint
-
-        report = self.last_sync
-        if not report.fingerprint:
-            return None
-        survey = report.survey.patched(report.fingerprint, [p for p, _ in files], remove)
-        if survey is None:
-            return None
-        print_ = fingerprint(survey, [p for p, _ in report.errors])
-        held = synced.identity(self.graph_path)  # the database is held here: nobody wrote it
-        return SyncReport(errors=report.errors, survey=survey, fingerprint=print_, held_by=held)
 
     def move(self, node: Node, scope: str) -> Node:
         """Write a lesson to the `scope` store and remove it from where it lived, as one
@@ -620,37 +580,7 @@ class Store:
 
         return routing.propose(self.primary.routing, rule_id, when, then, session)
 
-    # -- health and events -----------------------------------------------------------------
-
-    def problems(self, g: Graph) -> list[Problem]:
-        """Broken files, links to lessons that do not exist, and cycles, each with its path."""
-        import networkx as nx
-
-        dangling = g.q("dangling_refs")  # first: a lazy graph opens (and syncs) on it
-        out = [Problem(p, r) for p, r in self.last_sync.errors]
-        for r in dangling:
-            out.append(Problem(r["path"], f"links to {r['missing']}, which does not exist"))
-        dag = nx.DiGraph((r["parent"], r["child"]) for r in g.q("edges_all"))
-        paths = {r["id"]: r["path"] for r in g.q("lessons_all")}
-        for ring in sorted(sorted(c) for c in nx.strongly_connected_components(dag)):
-            if len(ring) == 1 and not dag.has_edge(ring[0], ring[0]):
-                continue
-            loop = [a for a, _ in nx.find_cycle(dag.subgraph(ring), ring[0])]
-            names = " -> ".join([*loop, loop[0]])
-            if len(loop) < len(ring):
-                names += "; also in it: " + ", ".join(i for i in ring if i not in loop)
-            from_outside = sorted({p for c in ring for p in dag.predecessors(c)} - set(ring))
-            effect = (
-                f"recall reaches them only through {', '.join(from_outside)}"
-                if from_outside
-                else f"{'both' if len(ring) == 2 else f'all {len(ring)}'} are out of recall"
-            )
-            reason = (
-                f"part of a cycle of links ({names}): {effect} until a parents/derived_from "
-                "link between them is removed"
-            )
-            out += [Problem(paths.get(i, i), reason) for i in ring]
-        return out
+    # -- events ----------------------------------------------------------------------------
 
     def log(self, kind: str, data: dict | None = None) -> None:
         append_event(self.primary.events, kind, data)

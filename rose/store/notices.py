@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from pathlib import Path
 
 from rose.atomic import append_line
@@ -39,3 +40,25 @@ def take(roots: list[str]) -> list[str]:
         with contextlib.suppress(OSError):
             os.unlink(taking)
     return list(dict.fromkeys(out))
+
+
+#: A few words for each repair this process made to a store (a damaged database rebuilt)
+#: that no status line has shown yet: the prompt hook takes them for its own.
+_NOTICES: list[str] = []
+
+
+def notify(line: str, short: str, *, keep_in: Path | None = None) -> None:
+    """Tell the user what was repaired or made: the whole line on stderr now, a few words for
+    later. With `keep_in` (a store's folder) the few words are also kept there, for the next
+    prompt's status line: a detached job has no one to tell."""
+    _NOTICES.append(short)
+    print(f"rose: {line}", file=sys.stderr)
+    if keep_in is not None:
+        keep(keep_in, short)
+
+
+def take_notices() -> list[str]:
+    """The repairs not yet shown in a status line, oldest first; each is handed out once."""
+    taken = _NOTICES[:]
+    _NOTICES.clear()
+    return taken

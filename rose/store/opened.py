@@ -4,7 +4,8 @@ database (`rose.graph.synced` keeps the record beside the database).
 `unchanged` tells, from the record, a scan of the files and the database's identity,
 whether the graph and the recall view are as the files want them; `remember` writes the
 record while the database is still held, after its last write; `view_key` is what the
-recall view is a function of, which the record keeps beside it.
+recall view is a function of, which the record keeps beside it; `after_write` is the scan
+a write's sync starts from.
 """
 
 from __future__ import annotations
@@ -81,3 +82,21 @@ def remember(store: Store) -> None:
     if checked and checked[1] == report.fingerprint:
         rec["view"] = {"key": checked[0], "file": synced.file_identity(store.primary.recall_view)}
     synced.write(store.graph_path, rec)
+
+
+def after_write(store: Store, files: list[tuple[str, str]], remove: list[str]) -> SyncReport | None:
+    """The scan the graph was synced from with this write's files in it (`Survey.patched`),
+    for the sync after the write: the write costs a stat of its own files, not a scan of
+    the store. None (the sync scans) when a file lies outside the folders it lists."""
+    from rose.graph import synced
+    from rose.graph.sync import fingerprint
+
+    report = store.last_sync
+    if not report.fingerprint:
+        return None
+    survey = report.survey.patched(report.fingerprint, [p for p, _ in files], remove)
+    if survey is None:
+        return None
+    print_ = fingerprint(survey, [p for p, _ in report.errors])
+    held = synced.identity(store.graph_path)  # the database is held here: nobody wrote it
+    return SyncReport(errors=report.errors, survey=survey, fingerprint=print_, held_by=held)
