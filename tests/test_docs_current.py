@@ -1,5 +1,5 @@
 """The generated references (docs/cli.md from every command's --help, docs/configuration.md from
-rose/config.py) match the code: a new option, command or setting without regenerating fails
+rose/config_schema.py) match the code: a new option, command or setting without regenerating fails
 here and in CI; `--check` names the stale file; the output is plain, stable text with no
 colour codes and no machine paths."""
 

@@ -28,6 +28,7 @@ SHARED = {
     "rose",
     "rose.atomic",
     "rose.config",
+    "rose.config_schema",
     "rose.errors",
     "rose.events",
     "rose.models",

@@ -1,5 +1,5 @@
 """Generate the reference docs: docs/cli.md from every command's `--help`, and
-docs/configuration.md from `rose/config.py`.
+docs/configuration.md from `rose/config_schema.py`.
 
     python -m rose.cli.docgen            write both
     python -m rose.cli.docgen --check    exit 1, naming each file that differs from what
@@ -115,7 +115,7 @@ def config_markdown() -> str:
     lines = [
         "# Configuration reference",
         "",
-        _GENERATED.format(src="`rose/config.py`")
+        _GENERATED.format(src="`rose/config_schema.py`")
         + "Edit the field descriptions there, then run it again.",
         "",
         "Settings are read in this order, each overriding the one before: the defaults below,",
