@@ -54,13 +54,23 @@ def _rows(name: str) -> list[dict]:
         "episodes_create": [episode_row(Episode(), "project", "/e.json")],
         "lessons_set_spans": [{"id": "n_x", "spans": ["a sentence"]}],
         "lessons_update": [lesson_row(node, "/p.md")],
-        "lessons_update_one": [lesson_row(node, "/p.md")],
         "claims_update": claim_rows(node),
         "pending_put": [{"src": "n_src1", "dst": "n_dst1"}],
         "meta_put": [{"key": "k", "value": "v"}],
         "files_put": _file_rows(),
-        "file_put_one": _file_rows(),
     }[name]
+
+
+def _scalars(name: str) -> dict[str, Any]:
+    """Realistic values for the statements that take a row's columns as parameters."""
+    node = Node(title="t", body="b")
+    meta = {"files": "f", "file_errors": "[]", "derive": ""}
+    return {
+        "lessons_update_one": lesson_row(node, "/p.md"),
+        "lesson_rebody_one": lesson_row(node, "/p.md"),
+        "file_put_one": _file_rows()[0],
+        "meta_put_synced": meta,
+    }.get(name, {})
 
 
 def _file_rows() -> list[dict]:
@@ -81,7 +91,8 @@ def _file_rows() -> list[dict]:
 def test_query_runs_on_fresh_schema(tmp_path: Path, name: str):
     text = queries.load(name)
     wanted = set(re.findall(r"\$(\w+)", text))
-    params = {k: _rows(name) if k == "rows" else _PARAMS[k] for k in wanted}
+    given = {**_PARAMS, **_scalars(name)}
+    params = {k: _rows(name) if k == "rows" else given[k] for k in wanted}
     with open_graph(tmp_path / "g.db", ENGINE) as g:
         ensure_schema(g)
         g.q(name, **params)

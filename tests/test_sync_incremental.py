@@ -38,7 +38,8 @@ _EDGES = {
 _LESSONS = (
     "MATCH (l:Lesson) RETURN l.id AS id, l.title AS title, l.attempts AS attempts, "
     "l.successes AS s, l.failures AS f, l.expansions AS x, l.rescues AS r, l.covers AS covers, "
-    "l.load_bearing AS spans"
+    "l.load_bearing AS spans, l.tokens AS tokens, l.gist AS gist, l.status AS status, "
+    "l.level AS level, l.updated AS updated"
 )
 _CLAIMS = "MATCH (c:Claim) RETURN c.id AS id, c.holder AS holder, c.rescues AS rescues"
 _TEXTS = "MATCH (t:LessonText) RETURN t.id AS id, t.body AS body"
@@ -55,7 +56,8 @@ def _snapshot(store: Store) -> dict:
     }
     out["lessons"] = sorted(
         (r["id"], r["title"], r["attempts"], r["s"], r["f"], r["x"], r["r"],
-         tuple(sorted(r["covers"] or [])), tuple(r["spans"] or []))
+         tuple(sorted(r["covers"] or [])), tuple(r["spans"] or []), r["tokens"], r["gist"],
+         r["status"], r["level"], r["updated"])
         for r in lessons
     )  # fmt: skip
     out["claims"] = sorted((r["id"], r["holder"], r["rescues"]) for r in claims)
@@ -97,6 +99,27 @@ class _World:
         self.nodes[lid] = node
         path = self.path(lid)
         path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dump_node(node), encoding="utf-8")
+        self._tick(path)
+
+    def edit_lesson(self) -> None:
+        """An edit of one field of a lesson on disk: its body alone (as most edits are), or
+        its gist, status or level, each of which the graph must take in as well."""
+        if not self.nodes:
+            return
+        rng = self.rng
+        node = self.nodes[rng.choice(sorted(self.nodes))]
+        field = rng.choice(["body", "body", "gist", "status", "level"])
+        if field == "body":
+            node.body += f" More {rng.randint(0, 999)}."
+            node.updated = node.updated.replace(microsecond=rng.randint(0, 999_999))
+        elif field == "gist":
+            node.gist = f"gist {rng.randint(0, 99)}"
+        elif field == "status":
+            node.status = "archived" if node.status == "active" else "active"
+        else:
+            node.level += 1
+        path = self.path(node.id)
         path.write_text(dump_node(node), encoding="utf-8")
         self._tick(path)
 
@@ -147,8 +170,14 @@ class _World:
 
     def step(self) -> None:
         op = self.rng.choices(
-            [self.write_lesson, self.delete_lesson, self.write_episode, self.delete_episode],
-            weights=[5, 1, 4, 1],
+            [
+                self.write_lesson,
+                self.edit_lesson,
+                self.delete_lesson,
+                self.write_episode,
+                self.delete_episode,
+            ],
+            weights=[5, 3, 1, 4, 1],
         )[0]
         op()
 
@@ -172,6 +201,7 @@ def test_incremental_sync_matches_a_rebuild(
     monkeypatch.setattr(sync_mod, "SMALL", small)
 
     world = _World(store, seed)
+    did = False
     for _batch in range(8):
         for _ in range(world.rng.randint(1, 4)):
             world.step()
@@ -180,7 +210,50 @@ def test_incremental_sync_matches_a_rebuild(
         incremental = _snapshot(store)
         store.reindex()
         assert _snapshot(store) == incremental
-    assert any(_snapshot(store)[k] for k in ("RESCUED", "HELD_BY", "COVERS"))  # it did things
+        did = did or any(incremental[k] for k in ("RESCUED", "HELD_BY", "COVERS", "EXPANDED"))
+    assert did  # it did things
+
+
+def test_a_body_edited_alone_is_written_alone_and_any_other_edit_whole(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """The graph ends as a rebuild would either way; only the statement differs."""
+    from rose.graph.engine import Graph
+
+    ran: list[str] = []
+    real_q = Graph.q
+
+    def q(self: Graph, name: str, **params: object) -> list[dict]:
+        ran.append(name)
+        return real_q(self, name, **params)
+
+    store.save(Node(id="n_below0001", family="fam", title="Below", body="base"))
+    node = Node(
+        id="n_edited001",
+        family="fam",
+        title="Edited",
+        body="first text",
+        derived_from=["n_below0001"],
+        dropped=[Claim(claim="a detail", holder="n_below0001")],
+    )
+    path = store.primary.node_path("fam", node.id)
+    path.write_text(dump_node(node), encoding="utf-8")
+    store.reads()
+    monkeypatch.setattr(Graph, "q", q)
+    for edit, statement in [
+        (lambda n: setattr(n, "body", n.body + " and a much longer second sentence"), "rebody"),
+        (lambda n: setattr(n, "gist", "a gist"), "update"),
+        (lambda n: setattr(n, "status", "archived"), "update"),
+        (lambda n: setattr(n, "body", "short"), "rebody"),
+    ]:
+        edit(node)
+        path.write_text(dump_node(node), encoding="utf-8")
+        ran.clear()
+        incremental = _snapshot(store)
+        wrote = [n for n in ran if n in ("lesson_rebody_one", "lessons_update_one")]
+        assert wrote == ["lesson_rebody_one" if statement == "rebody" else "lessons_update_one"]
+        store.reindex()
+        assert _snapshot(store) == incremental
 
 
 def test_a_lesson_filed_before_its_parent_links_when_the_parent_arrives(store: Store):

@@ -174,7 +174,7 @@ def _update(
         g.q("lessons_update", rows=rows)
     else:
         for r in rows:
-            g.q("lessons_update_one", rows=[r], id=r["id"])
+            _update_one(g, r, shape.get(r["id"]))
     lists = ("derived_ids", "parent_ids", "dispute_ids")
     relinked = {r["id"] for r in rows if any(r[k] != shape.get(r["id"], {}).get(k) for k in lists)}
     done.lessons |= {
@@ -210,6 +210,27 @@ def _update(
     done.lessons |= {c["holder"] for c in touched} | {old[i]["holder"] for i in moved}
     done.lessons |= {c["owner"] for c in touched}
     return relinked, {c["id"] for c in added}
+
+
+#: The columns an update writes (`lessons_update`), and those of them a body edit moves.
+_UPDATED = ("scope", "family", "title", "gist", "provisional", "level", "status", "origin",
+            "conflict", "tokens", "gist_tokens", "derived_ids", "parent_ids", "dispute_ids",
+            "preserve", "patches", "patch_ids", "created", "updated", "path")  # fmt: skip
+_REBODY = ("tokens", "gist_tokens", "updated")
+
+
+def _update_one(g: Graph, row: dict, was: dict | None) -> None:
+    """Write one changed lesson: its body and counts alone when nothing else moved (an edit of
+    the text, the commonest change), else every column."""
+    cols = {k: row[k] for k in _UPDATED}
+    if was is not None and all(
+        cols[k] == was.get("lesson_tokens" if k == "tokens" else k)
+        for k in _UPDATED
+        if k not in _REBODY
+    ):
+        g.q("lesson_rebody_one", id=row["id"], body=row["body"], **{k: row[k] for k in _REBODY})
+    else:
+        g.q("lessons_update_one", id=row["id"], body=row["body"], **cols)
 
 
 def _apex_delta(g: Graph, rows: list[dict], shape: dict[str, dict]) -> int:

@@ -288,7 +288,7 @@ def _put_files(g: Graph, changed: list[FileState], removed: list[str], results: 
         g.q("files_put", rows=rows)
     else:
         for r in rows:
-            g.q("file_put_one", rows=[r], path=r["path"])
+            g.q("file_put_one", **r)
 
 
 def _derive(g: Graph, todo: dict) -> None:
@@ -366,7 +366,10 @@ def _record(g: Graph, print_: str, errors: list, more: dict[str, str] | None = N
     """What the next open compares against, written with the rows it describes (and `more`
     meta entries), in one statement."""
     meta = {"file_errors": json.dumps(errors), "files": print_, **(more or {})}
-    g.q("meta_put", rows=[{"key": k, "value": v} for k, v in meta.items()])
+    if meta.keys() == {"file_errors", "files", "derive"}:  # every sync that wrote something
+        g.q("meta_put_synced", **meta)
+    else:
+        g.q("meta_put", rows=[{"key": k, "value": v} for k, v in meta.items()])
 
 
 def _fixed_episodes(current: dict, known: dict, changed: list) -> list[FileState]:

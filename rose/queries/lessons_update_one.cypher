@@ -1,10 +1,10 @@
-// lessons_update for one row (`$rows` holds it), whose lesson and text are found by their key,
-// `$id`: the batch form joins the rows with every lesson and every text.
-UNWIND $rows AS r
+// lessons_update for one lesson, found by its key, `$id`, with each column a parameter of its
+// own (the batch form joins rows with every lesson; one row unwound from a list of structs
+// costs the engine several times what plain parameters do).
 MATCH (l:Lesson {id: $id})
-SET l.scope = r.scope, l.family = r.family, l.title = r.title, l.gist = r.gist, l.provisional = r.provisional, l.level = r.level, l.status = r.status, l.origin = r.origin, l.conflict = r.conflict, l.tokens = r.tokens, l.gist_tokens = r.gist_tokens, l.derived_ids = r.derived_ids, l.parent_ids = r.parent_ids, l.dispute_ids = r.dispute_ids, l.preserve = r.preserve, l.patches = r.patches, l.patch_ids = r.patch_ids, l.created = r.created, l.updated = r.updated, l.path = r.path
-WITH r
+SET l.scope = $scope, l.family = $family, l.title = $title, l.gist = $gist, l.provisional = $provisional, l.level = $level, l.status = $status, l.origin = $origin, l.conflict = $conflict, l.tokens = $tokens, l.gist_tokens = $gist_tokens, l.derived_ids = $derived_ids, l.parent_ids = $parent_ids, l.dispute_ids = $dispute_ids, l.preserve = $preserve, l.patches = $patches, l.patch_ids = $patch_ids, l.created = $created, l.updated = $updated, l.path = $path
+WITH l
 OPTIONAL MATCH (t:LessonText {id: $id})
 DELETE t
-WITH r
-CREATE (:LessonText {id: $id, body: r.body});
+WITH 1 AS one
+CREATE (:LessonText {id: $id, body: $body});
