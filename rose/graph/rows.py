@@ -21,7 +21,13 @@ def lessons_get(g: Graph, ids: list[str]) -> list[dict]:
     """`lesson_get` rows for `ids` (any order), each found by its key when they are few."""
     if len(ids) > SMALL:
         return g.q("lesson_get", ids=ids)
-    return [r for i in dict.fromkeys(ids) for r in g.q("lesson_get_one", id=i)]
+    rows = []
+    for i in dict.fromkeys(ids):
+        for r in g.q("lesson_get_one", id=i):
+            text = g.q("lesson_text_one", id=i)
+            r["lesson"]["body"] = text[0]["body"] if text else ""
+            rows.append(r)
+    return rows
 
 
 # Episode lists of pairs are stored as "lesson|value" strings (ids never hold a '|').

@@ -20,7 +20,6 @@ deleting them costs one ordinary open.
 from __future__ import annotations
 
 import json
-import marshal
 import os
 from pathlib import Path
 from typing import Any
@@ -73,41 +72,22 @@ def forget(db: Path) -> None:
         p.unlink(missing_ok=True)
 
 
-#: The kept survey's format (`read_listing`): bump it when `rose.store.scan`'s folders change.
-LISTING_FORMAT = 3
+def listing_path(db: Path) -> Path:
+    """Where the last scan is kept beside the database (`read_listing`)."""
+    return _states_path(db)
 
 
 def read_listing(db: Path) -> dict | None:
     """The survey kept beside the database (`rose.store.scan.record`), or None."""
-    try:
-        data = marshal.loads(_states_path(db).read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    if not (isinstance(data, dict) and data.get("format") == LISTING_FORMAT):
-        return None
-    folders = data.get("folders")
-    if not (isinstance(folders, dict) and isinstance(data.get("fingerprint"), str)):
-        return None
-    for f in folders.values():  # the shape `rose.store.scan` reads without checking
-        if not (
-            type(f) is tuple
-            and len(f) == 7
-            and type(f[2]) is tuple
-            and type(f[3]) is int
-            and type(f[4]) is str
-            and type(f[5]) is tuple
-            and type(f[6]) is bytes
-            and len(f[6]) == (16 * (f[4].count("\0") + 1) if f[4] and f[0] == "node" else 0)
-        ):
-            return None
-    return data
+    from rose.store.scan import read_kept
+
+    return read_kept(str(_states_path(db)))
 
 
 def write_listing(db: Path, fingerprint: str, survey: Any) -> None:
     """Keep `survey` (a `rose.store.scan.Survey`) with the fingerprint it has: a later scan
     takes unchanged folders' names from it, and a sync whose graph holds that fingerprint
-    takes what changed from the scan's comparison with it."""
-    from rose.store.scan import record
+    takes what changed from it."""
+    from rose.store.scan import kept_bytes
 
-    data = {"format": LISTING_FORMAT, **record(survey, fingerprint)}
-    write_bytes(_states_path(db), marshal.dumps(data, 2))
+    write_bytes(_states_path(db), kept_bytes(survey, fingerprint))

@@ -231,8 +231,14 @@ def _read_view(roots) -> tuple[dict | None, bool]:
 
 
 def _current(view: dict, roots) -> bool:
-    """Whether the view matches the files and settings as they are now."""
-    if view.get("stamp") != scan.stamp(scan.survey(roots, episodes=False), roots):
+    """Whether the view matches the files and settings as they are now. Folders that did not
+    change since the last scan kept beside the database are not listed again (each file is
+    still stat'ed): at 10,000 lessons that is ~15 ms of the check."""
+    name = view.get("kept_scan")
+    kept = None
+    if isinstance(name, str) and name and os.path.basename(name) == name:
+        kept = scan.read_kept(os.path.join(roots[0][0], name))
+    if view.get("stamp") != scan.stamp(scan.survey(roots, episodes=False, prev=kept), roots):
         return False
     for key, env, least in (("budget", "ROSE_RECALL_MAX_PACK_TOKENS", 0),
                             ("fresh_turns", "ROSE_RECALL_STAYS_FRESH_TURNS", 1)):  # fmt: skip

@@ -345,10 +345,10 @@ class Store:
             remove: list[str] = []
             out: list[Node] = []
             for node in nodes:
-                existing = lessons_get(g, [node.id])
-                old_path = Path(existing[0]["lesson"]["path"]) if existing else None
+                existing = g.q("lesson_place_one", id=node.id)
+                old_path = Path(existing[0]["path"]) if existing else None
                 if existing and not (move and scope):
-                    node.scope = existing[0]["lesson"]["scope"]
+                    node.scope = existing[0]["scope"]
                 elif scope:
                     node.scope = scope  # type: ignore[assignment]
                 self._check_links(g, node, batch)
@@ -531,13 +531,20 @@ class Store:
 
     def _refresh_view(self, g: Graph) -> None:
         """Rewrite the recall view when the files or the recall settings moved on."""
+        from rose.graph import synced
         from rose.store import view as recall_view
 
         # The key first: a config edit landing between it and the stamp below can only make
         # the next open think the view stale, never current.
         report = self.last_sync
         key = opened.view_key(self, report.fingerprint)
-        want = recall_view.stamps(report.survey, self.roots, report.fingerprint, self.config)
+        want = recall_view.stamps(
+            report.survey,
+            self.roots,
+            report.fingerprint,
+            self.config,
+            synced.listing_path(self.graph_path).name,
+        )
         current = recall_view.read(self.primary.recall_view)
         if not (current and all(current.get(k) == v for k, v in want.items())):
             view = recall_view.advanced(current, want, report.before, report.apex_delta)

@@ -16,6 +16,7 @@ gone) is found on the way.
 
 from __future__ import annotations
 
+import marshal
 import os
 import time
 import zlib
@@ -184,6 +185,43 @@ def survey(
 def record(s: Survey, fingerprint: str) -> dict:
     """What to keep of a survey for the next one (`prev`), with the fingerprint it had."""
     return {"fingerprint": fingerprint, "folders": s.folders}
+
+
+#: The kept survey's format (`read_kept`): bump it when the folders' tuples change.
+KEPT_FORMAT = 3
+
+
+def kept_bytes(s: Survey, fingerprint: str) -> bytes:
+    """A survey as kept on disk (`rose.graph.synced` keeps it beside the database)."""
+    return marshal.dumps({"format": KEPT_FORMAT, **record(s, fingerprint)}, 2)
+
+
+def read_kept(path: str) -> dict | None:
+    """A survey kept at `path` (`kept_bytes`) as `survey` takes it for `prev`, or None when it
+    is missing, unreadable, or of another format or shape."""
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(data, dict) and data.get("format") == KEPT_FORMAT):
+        return None
+    folders = data.get("folders")
+    if not (isinstance(folders, dict) and isinstance(data.get("fingerprint"), str)):
+        return None
+    for f in folders.values():  # the shape `survey` reads without checking
+        if not (
+            type(f) is tuple
+            and len(f) == 7
+            and type(f[2]) is tuple
+            and type(f[3]) is int
+            and type(f[4]) is str
+            and type(f[5]) is tuple
+            and type(f[6]) is bytes
+            and len(f[6]) == (16 * (f[4].count("\0") + 1) if f[4] and f[0] == "node" else 0)
+        ):
+            return None
+    return data
 
 
 def scan(roots: list[tuple[str, str]], *, episodes: bool = True) -> dict[str, FileState]:

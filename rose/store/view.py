@@ -147,12 +147,18 @@ def budget_warning(lesson: dict, budget: int) -> str:
     )
 
 
-def stamps(survey: Any, roots: list[tuple[str, str]], fingerprint: str, config: Any) -> dict:
+def stamps(
+    survey: Any, roots: list[tuple[str, str]], fingerprint: str, config: Any, kept_scan: str
+) -> dict:
     """What a view is built from (the files, by the hook's stamp and by the graph's
-    fingerprint, and the recall settings): a view holding all of these is current."""
+    fingerprint, and the recall settings): a view holding all of these is current.
+    `kept_scan` names the file in the store root where the last scan is kept
+    (`rose.graph.synced`): the hook's check of the stamp takes unchanged folders' names
+    from it."""
     rc = config.recall
     return {
         "format": FORMAT,
+        "kept_scan": kept_scan,
         "stamp": scan.stamp(survey, roots),
         "evidence": scan.evidence_stamp(survey),  # the stats shown in the view
         "files": fingerprint,
