@@ -256,6 +256,51 @@ def test_a_body_edited_alone_is_written_alone_and_any_other_edit_whole(
         assert _snapshot(store) == incremental
 
 
+def test_an_episode_runs_only_the_links_and_folds_its_lists_feed(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """An episode that served and used lessons, and named no expansion or rescue, draws and
+    folds nothing of those; one that names a rescue does. Either way the graph ends as a
+    rebuild would."""
+    from rose.graph.engine import Graph
+
+    ran: list[str] = []
+    real_q = Graph.q
+
+    def q(self: Graph, name: str, **params: object) -> list[dict]:
+        ran.append(name)
+        return real_q(self, name, **params)
+
+    store.save(Node(id="n_holder0001", family="fam", title="Holder", body="h"))
+    detail = "a detail"
+    owner = Node(
+        id="n_owner00001",
+        family="fam",
+        title="Owner",
+        body="o",
+        derived_from=["n_holder0001"],
+        dropped=[Claim(claim=detail, holder="n_holder0001")],
+    )
+    store.save(owner)
+    monkeypatch.setattr(Graph, "q", q)
+    rescue = [ClaimRef(lesson=owner.id, claim=claim_id(owner.id, detail))]
+    plain = Episode(id="e_plain00001", outcome="success", served=[owner.id], used=[owner.id])
+    rescued = Episode(
+        id="e_rescue0001", outcome="failure", served=[owner.id], used=[owner.id], rescues=rescue
+    )
+    for ep, expect in [(plain, False), (rescued, True)]:
+        store.save_episodes([ep])
+        ran.clear()
+        incremental = _snapshot(store)
+        rescue_work = {"link_rescued", "fold_rescues", "fold_claim_rescues"}
+        assert ("link_used" in ran, "fold_use" in ran) == (True, True)
+        assert bool(rescue_work & set(ran)) is expect
+        assert not {"link_expanded", "link_patch_rescued", "fold_patch_rescues"} & set(ran)
+        store.reindex()
+        assert _snapshot(store) == incremental
+    assert _snapshot(store)["RESCUED"] == [(rescued.id, rescue[0].claim)]
+
+
 def test_a_lesson_filed_before_its_parent_links_when_the_parent_arrives(store: Store):
     child = Node(id="n_child0001", family="fam", title="Child", body="x", parents=["n_parent001"])
     path = store.primary.node_path("fam", child.id)

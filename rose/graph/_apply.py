@@ -31,6 +31,14 @@ EPISODE_LINKS = (
     "link_rescued",  # to claims: after they exist
 )
 LINKS = LESSON_LINKS + EPISODE_LINKS
+#: The episode's list each episode link draws its edges from.
+_LISTED_BY = {
+    "link_served": "served",
+    "link_used": "used",
+    "link_expanded": "expansions",
+    "link_patch_rescued": "patch_rescues",
+    "link_rescued": "rescues",
+}
 
 
 class Applied:
@@ -90,10 +98,19 @@ def apply(
     if lesson_sources:
         for link in LESSON_LINKS:
             g.q(link, everything=False, ids=lesson_sources)
+    new_episodes = [e for e, _, _ in episodes]
     if episode_sources:
         for link in EPISODE_LINKS:
-            g.q(link, everything=False, ids=episode_sources)
-    done.episodes = episode_sources
+            # Without anything waiting, the sources are these episodes: a link none of them
+            # has a list for draws nothing (most episodes name no expansion and no rescue).
+            if waiting or any(getattr(e, _LISTED_BY[link]) for e in new_episodes):
+                g.q(link, everything=False, ids=episode_sources)
+    # COVERS is drawn from the successes' uses (`link_covers`): from these episodes, only.
+    done.episodes = (
+        episode_sources
+        if waiting
+        else [e.id for e in new_episodes if e.outcome == "success" and e.used]
+    )
     if remember:
         g.q("pending_put", rows=[{"src": r["src"], "dst": r["dst"]} for r in remember])
     written = [new_lessons[i] for i in sorted(created | reshaped)]

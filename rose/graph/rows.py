@@ -202,16 +202,24 @@ def episode_from_row(row: dict) -> Episode:
     )
 
 
-def episode_refs(row_or_ep: dict | Episode) -> tuple[set[str], set[str]]:
-    """The lessons and the dropped claims an episode (a model or an `Episode` row) names
-    (a patch names only the lesson carrying it: it is no claim)."""
-    if isinstance(row_or_ep, Episode):
-        ep = row_or_ep
-        pairs = [(x.lesson, x.claim) for x in [*ep.expansions, *ep.rescues]]
-        lessons = {*ep.served, *ep.used, *(s.lesson for s in ep.load_bearing)}
-        lessons |= {x.lesson for x in ep.patch_rescues}
-    else:
-        pairs = _pairs(row_or_ep["expanded"]) + _pairs(row_or_ep["rescued"])
-        lessons = {*(row_or_ep["served_ids"] or []), *(row_or_ep["used_ids"] or [])}
-        lessons |= {a for a, _ in _pairs(row_or_ep["patch_rescued"])}
-    return lessons | {a for a, _ in pairs}, {b for _, b in pairs}
+def episode_folds(row_or_ep: dict | Episode) -> tuple[dict[str, set[str]], set[str]]:
+    """What an episode (a model or an `Episode` row) moves when it comes or goes: for each fold
+    (`rose.graph.sync._fold`; "spans" is the load-bearing spans) the lessons whose record it
+    recomputes, and the dropped claims the episode says rescued a
+    failure (their holders' rescue counts move too: the graph knows who holds them). What it
+    served alone moves nothing: no fold counts a serving."""
+    row = row_or_ep if isinstance(row_or_ep, dict) else episode_row(row_or_ep, "", "")
+    used = set(row["used_ids"] or [])
+    spans = used | {a for a, _ in _pairs(row["load_bearing"])}
+    expanded = {a for a, _ in _pairs(row["expanded"])}
+    rescued = _pairs(row["rescued"])
+    patched = {a for a, _ in _pairs(row["patch_rescued"])}
+    folds = {
+        "fold_use": used,
+        "fold_expansions": expanded,
+        "fold_rescues": patched,  # and the rescued claims' holders
+        "fold_claim_rescues": {a for a, _ in rescued},  # their owners (and holders)
+        "fold_patch_rescues": patched,
+        "spans": spans,
+    }
+    return folds, {b for _, b in rescued}

@@ -26,7 +26,7 @@ from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
 from rose.graph.rows import (
     SMALL,
-    episode_refs,
+    episode_folds,
     spans_by_lesson,
 )
 from rose.models import Episode, Node
@@ -37,6 +37,8 @@ from rose.store.scan import FileState, Survey
 
 # What was observed, folded from episodes into lessons and claims: after every link.
 _FOLDS = ("fold_use", "fold_expansions", "fold_rescues", "fold_claim_rescues", "fold_patch_rescues")
+#: The folds that count a rescued claim for the lesson holding it, as well as by lesson.
+_BY_HOLDER = ("fold_rescues", "fold_claim_rescues")
 
 
 class SchemaOutdated(Exception):
@@ -157,16 +159,32 @@ def _parse(changed: list[FileState], claimed_by: Callable[[list[str]], dict[str,
     return nodes, episodes, results
 
 
-def _fold(g: Graph, full: bool, named: set[str], claims: set[str]) -> None:
-    """Recompute what episodes say of the lessons (and claims) in `named`, or of all."""
-    if not full:
-        if claims:
-            named |= {r["id"] for r in g.q("claim_holders", ids=sorted(claims))}
-        if not named:
-            return
-    ids = [] if full else sorted(named)
+def _fold(
+    g: Graph, full: bool, every: set[str], by_fold: dict[str, set[str]] | None, claims: set[str]
+) -> None:
+    """Recompute what episodes say of lessons (and claims): with every fold, those in
+    `every` (lessons written, whose whole record may have moved), or all of them when
+    `full`; with each fold, those in `by_fold` for it, and for the folds by holder, the
+    holders of `claims`. A record from before the folds were apart (`by_fold` None) runs
+    every fold for `every` and the holders."""
+    if full:
+        for fold in _FOLDS:
+            g.q(fold, everything=True, ids=[])
+        _fold_spans(g, True, [])
+        return
+    holders = {r["id"] for r in g.q("claim_holders", ids=sorted(claims))} if claims else set()
+    if by_fold is None:
+        every, by_fold = every | holders, {}
     for fold in _FOLDS:
-        g.q(fold, everything=full, ids=ids)
+        named = every | by_fold.get(fold, set()) | (holders if fold in _BY_HOLDER else set())
+        if named:
+            g.q(fold, everything=False, ids=sorted(named))
+    named = every | by_fold.get("spans", set())
+    if named:
+        _fold_spans(g, False, sorted(named))
+
+
+def _fold_spans(g: Graph, full: bool, ids: list[str]) -> None:
     spans = spans_by_lesson(g.q("spans_of", everything=full, ids=ids))
     rows = [{"id": i, "spans": s} for i, s in spans.items()]
     rows += [{"id": i, "spans": []} for i in ids if i not in spans]
@@ -223,14 +241,7 @@ def sync(
     nodes, episodes, results = _parse(changed, claimed_by)
     old = [known_rows[p] for p in stale if p in known_rows and known_rows[p]["item"]]
     episode_ids = {r["item"] for r in old if r["kind"] == "episode"} | {e.id for e, _ in episodes}
-    # Lessons whose record the changed episodes touch, before and after the change.
-    named, claim_refs = set(), set()
-    old_ids = sorted({r["item"] for r in old if r["kind"] == "episode"})
-    old_eps = [r["episode"] for r in g.q("episode_get", ids=old_ids)] if old_ids else []
-    for ref in [*old_eps, *(e for e, _ in episodes)]:
-        more, cl = episode_refs(ref)
-        named |= more
-        claim_refs |= cl
+    by_fold, claim_refs = _moved(g, old, [e for e, _ in episodes])
 
     errs = dict(old_errors)
     errs.update({p: e for p, (_, e) in results.items() if e})
@@ -251,11 +262,12 @@ def sync(
         # (the engine's reads of relationships written earlier in the same transaction can
         # miss or repeat some). Recorded here, so a crash in between is finished on next open.
         # A sync that changed no episode and only lessons' text has nothing to derive.
-        named |= done.lessons
         report.apex_delta = None if full else done.apex_delta
-        derive = {"full": full, "episodes": done.episodes, "lessons": sorted(named)}
+        derive = {"full": full, "episodes": done.episodes, "lessons": sorted(done.lessons)}
+        derive["folds"] = {fold: sorted(ids) for fold, ids in by_fold.items() if ids}
         derive["claims"] = sorted(claim_refs)
-        todo = full or bool(episode_ids or done.episodes or named or claim_refs)
+        todo = full or bool(episode_ids or done.episodes or done.lessons or claim_refs)
+        todo = todo or any(by_fold.values())
         _put_files(g, changed, [] if full else removed, results)
         meta = {"derive": json.dumps(derive) if todo else ""}
         if full:
@@ -266,6 +278,23 @@ def sync(
     synced.write_listing(g.path, print_, current)
     report.seconds = time.monotonic() - t0
     return report
+
+
+def _moved(
+    g: Graph, old: list[dict], episodes: list[Episode]
+) -> tuple[dict[str, set[str]], set[str]]:
+    """The lessons whose record the changed episodes touch, before and after the change, by
+    fold, and the claims they say rescued (`episode_folds`)."""
+    by_fold: dict[str, set[str]] = {}
+    claims: set[str] = set()
+    old_ids = sorted({r["item"] for r in old if r["kind"] == "episode"})
+    old_eps = [r["episode"] for r in g.q("episode_get", ids=old_ids)] if old_ids else []
+    for ref in [*old_eps, *episodes]:
+        moved, rescued = episode_folds(ref)
+        for fold, ids in moved.items():
+            by_fold.setdefault(fold, set()).update(ids)
+        claims |= rescued
+    return by_fold, claims
 
 
 def _put_files(g: Graph, changed: list[FileState], removed: list[str], results: dict) -> None:
@@ -298,7 +327,9 @@ def _derive(g: Graph, todo: dict) -> None:
     with g.transaction():
         if full or todo.get("episodes"):
             g.q("link_covers", everything=full, ids=todo.get("episodes", []))
-        _fold(g, full, set(todo.get("lessons", [])), set(todo.get("claims", [])))
+        folds = todo.get("folds")
+        by_fold = {f: set(ids) for f, ids in folds.items()} if isinstance(folds, dict) else None
+        _fold(g, full, set(todo.get("lessons", [])), by_fold, set(todo.get("claims", [])))
         g.q("meta_set", key="derive", value="")
 
 
