@@ -50,6 +50,27 @@ def test_edits_carry_the_view_forward_and_it_equals_a_rebuild(store: Store, buil
         assert _rebuilt(store) == carried
 
 
+def test_recorded_episodes_carry_the_view_forward_and_it_equals_a_rebuild(
+    store: Store, builds: list[int]
+):
+    """An episode moves no lesson in or out of the apexes: the view past the budget is carried
+    forward (its evidence stamp moves) and equals a rebuild."""
+    from rose.models import Episode
+
+    (store.primary.root / "config.yaml").write_text("recall:\n  max_pack_tokens: 150\n")
+    store = Store.open(store.primary.root.parent)
+    ids = [store.add(f"Rule {i}: " + "check the inputs first. " * 12, family=f"f{i}").id
+           for i in range(3)]  # fmt: skip
+    first = _rebuilt(store)
+    for n, outcome in enumerate(["success", "failure"]):
+        store.save_episodes([Episode(prompt=f"task {n}", outcome=outcome, used=ids[:2])])
+        before = len(builds)
+        carried = store.view()
+        assert len(builds) == before  # carried forward, not built
+        assert carried["evidence"] != first["evidence"]
+        assert _rebuilt(store) == carried
+
+
 def test_a_changed_status_or_a_new_lesson_builds_the_view_again(store: Store, builds: list[int]):
     (store.primary.root / "config.yaml").write_text("recall:\n  max_pack_tokens: 150\n")
     store = Store.open(store.primary.root.parent)

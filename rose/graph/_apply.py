@@ -86,8 +86,8 @@ def apply(
     if old_episodes:
         g.q("episodes_delete", ids=sorted(old_episodes))
     reshaped, new_claims = _update(g, [new_lessons[i] for i in sorted(updated)], remember, done)
-    if created or deleted or episodes or old_episodes:
-        done.apex_delta = None  # the apexes may be other lessons now
+    if created or deleted:
+        done.apex_delta = None  # the apexes may be other lessons now (an episode moves none)
     new_claims |= _create(g, [new_lessons[i] for i in sorted(created)], episodes, done)
 
     appeared = set(created) | new_claims
