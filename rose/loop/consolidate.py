@@ -302,7 +302,7 @@ def _scope(judge: Any, lesson: Node, store: Store | None, start: Path | None) ->
 def _reconcile(store: Store, judge: Any, lesson: Node, *, stored: bool, scope: str) -> Consolidated:
     walk = _related.walk(store, judge, lesson, scope)
     ids = [r["id"] for r in walk.matched]
-    rows = [r["lesson"] for r in store.read("lesson_get", ids=ids)] if ids else []
+    rows = [r["lesson"] for r in store.lesson_rows(ids)] if ids else []
     existing = [Lesson(id=r["id"], title=r["title"], gist=r["gist"], body=r["body"]) for r in rows]
     if existing or {"title", "gist"} & set(lesson.provisional):
         context = {"lesson": _related.as_lesson(lesson), "existing": existing}

@@ -70,7 +70,7 @@ def check(store: Store, lesson_id: str) -> Demotion | None:
     graph; only a demotion writes."""
     threshold = store.config.compress.demote_after
     with store.graph() as g:
-        rows = g.q("lesson_get", ids=[lesson_id])
+        rows = store.lesson_rows([lesson_id], g)
         if not rows:
             raise LessonNotFound(lesson_id)
         row = rows[0]["lesson"]

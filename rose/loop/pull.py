@@ -61,7 +61,7 @@ def show_text(store: Store, lesson_id: str) -> str:
     manifest = store.read("delta_manifest", id=node.id)
     _pulled(store, "show", [node.id])
     around = sorted({*node.derived_from, *node.parents, *(r["holder"] for r in manifest)})
-    rows = {r["lesson"]["id"]: r["lesson"] for r in store.read("lesson_get", ids=around)}
+    rows = {r["lesson"]["id"]: r["lesson"] for r in store.lesson_rows(around)}
 
     def name(i: str) -> str:
         row = rows.get(i)

@@ -135,7 +135,7 @@ def _materialise(store: Store, chosen: list[dict]) -> list[dict]:
         return chosen
     with store.graph() as g:  # one open of the database for all three reads
         rows = {
-            r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=[i["id"] for i in chosen])
+            r["lesson"]["id"]: r["lesson"] for r in store.lesson_rows([i["id"] for i in chosen], g)
         }
         shown = shortid.shortest(r["id"] for r in g.q("lesson_id_list"))
         return [
@@ -289,7 +289,7 @@ def _found(store: Store, ids: list[str], budget: int) -> list[dict]:
     (what the block could hold at most)."""
     from rose import tokens
 
-    rows = {r["lesson"]["id"]: r["lesson"] for r in store.read("lesson_get", ids=ids)}
+    rows = {r["lesson"]["id"]: r["lesson"] for r in store.lesson_rows(ids)}
     out: list[dict] = []
     used = 0
     for i in ids:

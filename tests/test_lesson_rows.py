@@ -1,0 +1,40 @@
+"""`Store.lesson_rows` reads a few lessons each by its key (two statements each: the lesson,
+then its text) and many in one batch statement, and both give the rows a batch gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from rose.graph.engine import Graph
+from rose.models import Node
+from rose.store.facade import Store
+
+pytestmark = pytest.mark.graph
+
+
+def test_few_lessons_are_read_by_key_and_many_in_one_batch(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    ids = [
+        store.save(Node(id=f"n_rows{i:07d}", family="fam", title=f"L{i}", body=f"text {i}")).id
+        for i in range(6)
+    ]
+    with store.graph() as g:
+        batch = {r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=ids)}
+    ran: list[str] = []
+    real_q = Graph.q
+
+    def q(self: Graph, name: str, **params: object) -> list[dict]:
+        ran.append(name)
+        return real_q(self, name, **params)
+
+    monkeypatch.setattr(Graph, "q", q)
+    few = store.lesson_rows(ids[:3])
+    assert [n for n in ran if n.startswith("lesson_")] == ["lesson_get_one", "lesson_text_one"] * 3
+    assert {r["lesson"]["id"]: r["lesson"] for r in few} == {i: batch[i] for i in ids[:3]}
+    assert few[0]["lesson"]["body"] == "text 0"
+    ran.clear()
+    many = store.lesson_rows(ids)
+    assert [n for n in ran if n.startswith("lesson_")] == ["lesson_get"]
+    assert {r["lesson"]["id"]: r["lesson"] for r in many} == batch
+    assert store.lesson_rows(["n_missing0001"]) == []
