@@ -89,14 +89,57 @@ def test_a_changed_status_or_a_new_lesson_builds_the_view_again(store: Store, bu
     assert _rebuilt(store) == store.view()
 
 
-def test_a_view_that_renders_lessons_is_built_again(store: Store, builds: list[int]):
-    lesson = store.add("Keep the cache warm.", family="cache")
+def test_a_view_that_renders_lessons_re_renders_only_the_edited_one(
+    store: Store, builds: list[int], monkeypatch: pytest.MonkeyPatch
+):
+    lessons = [store.add(f"Keep cache {i} warm.", family="cache") for i in range(3)]
     assert store.view()["fits"]
-    _edit(store, lesson.id, 1)
+    rendered = counted(monkeypatch, recall_view, "item")
+    _edit(store, lessons[1].id, 1)
     before = len(builds)
     view = store.view()
-    assert len(builds) == before + 1
-    assert "one more thing" in view["lessons"][0]["full"]
+    assert len(builds) == before and len(rendered) == 1  # one item rendered, none built
+    assert "one more thing" in next(i for i in view["lessons"] if i["id"] == lessons[1].id)["full"]
+    assert _rebuilt(store) == view
+
+
+def test_a_view_that_renders_lessons_is_built_again_after_anything_but_text(
+    store: Store, builds: list[int]
+):
+    from rose.models import Episode
+
+    lessons = [store.add(f"Keep cache {i} warm.", family="cache") for i in range(2)]
+    assert store.view()["fits"]
+    steps = [
+        lambda: store.save_episodes([Episode(outcome="success", used=[lessons[0].id])]),
+        lambda: store.add("Warm the cache after a deploy.", family="cache"),
+        lambda: _retitle_level(store, lessons[1].id),
+    ]
+    for step in steps:
+        before = len(builds)
+        step()  # a write refreshes the view itself; an episode file waits for the next open
+        view = store.view()
+        assert len(builds) == before + 1
+        assert _rebuilt(store) == view
+
+
+def _retitle_level(store: Store, lesson_id: str) -> None:
+    node = store.get(lesson_id)
+    node.level += 1
+    store.save(node)
+
+
+def test_an_edit_that_outgrows_the_budget_builds_the_view_again(store: Store, builds: list[int]):
+    (store.primary.root / "config.yaml").write_text("recall:\n  max_pack_tokens: 200\n")
+    store = Store.open(store.primary.root.parent)
+    lesson = store.add("Keep the cache warm.", family="cache")
+    assert store.view()["fits"]
+    path = next(store.primary.nodes.rglob(f"{lesson.id}.md"))
+    path.write_text(path.read_text(encoding="utf-8") + "\n" + "Check the hit rate. " * 60)
+    before = len(builds)
+    view = store.view()
+    assert len(builds) == before + 1 and not view["fits"] and view["lessons"] == []
+    assert _rebuilt(store) == view
 
 
 @pytest.mark.parametrize("small", [0, 4])

@@ -48,12 +48,15 @@ class Applied:
     episodes say of it stays as it was. And for the recall view, `apex_delta`: when the
     apexes are the lessons they were, how much their token total moved (else None)."""
 
-    __slots__ = ("apex_delta", "episodes", "lessons")
+    __slots__ = ("apex_delta", "episodes", "lessons", "updated")
 
     def __init__(self) -> None:
         self.episodes: list[str] = []
         self.lessons: set[str] = set()
         self.apex_delta: int | None = None
+        #: The lessons updated in place, when none of them changed level (another apex's
+        #: level-0 sources may have moved then); None when not known (a batch update).
+        self.updated: list[str] | None = []
 
 
 def apply(
@@ -189,9 +192,12 @@ def _update(
     rows = [lesson_row(n, path) for n, path in nodes]
     if len(rows) > SMALL:
         g.q("lessons_update", rows=rows)
+        done.updated = None
     else:
         for r in rows:
             _update_one(g, r, shape.get(r["id"]))
+        same_level = all(r["level"] == shape.get(r["id"], {}).get("level") for r in rows)
+        done.updated = ids if same_level else None
     lists = ("derived_ids", "parent_ids", "dispute_ids")
     relinked = {r["id"] for r in rows if any(r[k] != shape.get(r["id"], {}).get(k) for k in lists)}
     done.lessons |= {

@@ -68,6 +68,10 @@ class SyncReport:
     #: carried forward from these (`rose.store.view.advanced`).
     before: str = ""
     apex_delta: int | None = None
+    #: The lessons a sync that changed nothing but lessons' text updated in place (their
+    #: links, status and the lesson ids all as they were, no episode moved), else None: the
+    #: recall view that renders lessons re-renders only these (`rose.store.view.patched`).
+    edited: list[str] | None = None
 
     @property
     def changed(self) -> bool:
@@ -263,6 +267,8 @@ def sync(
         # miss or repeat some). Recorded here, so a crash in between is finished on next open.
         # A sync that changed no episode and only lessons' text has nothing to derive.
         report.apex_delta = None if full else done.apex_delta
+        if not (full or episode_ids) and done.apex_delta is not None and done.updated is not None:
+            report.edited = sorted(done.updated)
         derive = {"full": full, "episodes": done.episodes, "lessons": sorted(done.lessons)}
         derive["folds"] = {fold: sorted(ids) for fold, ids in by_fold.items() if ids}
         derive["claims"] = sorted(claim_refs)

@@ -557,6 +557,7 @@ class Store:
         current = recall_view.read(self.primary.recall_view)
         if not (current and all(current.get(k) == v for k, v in want.items())):
             view = recall_view.advanced(current, want, report.before, report.apex_delta)
+            view = view or recall_view.patched(g, current, want, report.before, report.edited)
             view = view or recall_view.build(g, self.config, want)
             recall_view.write(self.primary.recall_view, view)
         self.view_checked = (key, self.last_sync.fingerprint)

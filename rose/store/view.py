@@ -189,6 +189,42 @@ def advanced(current: dict | None, want: dict, since: str, delta: int | None) ->
     return {**current, **want, "total_tokens": total}
 
 
+def patched(
+    g: Graph, current: dict | None, want: dict, since: str, edited: list[str] | None
+) -> dict | None:
+    """The view that renders lessons after a sync that changed only the text of `edited`
+    lessons (their links, status and level as they were, no lesson added or removed, no
+    episode moved: `SyncReport.edited`), from `current`, the view built for the files the
+    sync started from (`since`): the edited apexes' items rendered again, every other item
+    kept as it was; or None when it must be built again (it no longer fits, or anything
+    else moved)."""
+    from rose.graph.rows import lessons_get
+
+    if edited is None or not current or current.get("files") != since:
+        return None
+    if not (current.get("fits") and current.get("lessons")):
+        return None
+    settings = ("format", "budget", "enabled", "fresh_turns")
+    if any(current.get(k) != want[k] for k in settings):
+        return None
+    head, tail = render("inject/head"), render("inject/tail")
+    frame = {"head": head, "tail": tail, "head_pull": render("inject/head", pull=True)}
+    if any(current.get(k) != v for k, v in frame.items()):
+        return None
+    shown = {i["id"]: i for i in current["lessons"]}
+    rows = {
+        r["lesson"]["id"]: r["lesson"] for r in lessons_get(g, [i for i in edited if i in shown])
+    }
+    lessons = [
+        item(rows[i["id"]], i["shown"], i["sources"]) if i["id"] in rows else i
+        for i in current["lessons"]
+    ]
+    total = tokens.count(block(head, [i["full"] for i in lessons], tail))
+    if total > want["budget"]:
+        return None
+    return {**current, **want, "total_tokens": total, "lessons": lessons}
+
+
 def build(g: Graph, config: Any, want: dict) -> dict:
     """The view for the graph as it is now; `want` is what it is built from (`stamps`).
 
