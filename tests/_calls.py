@@ -18,3 +18,18 @@ def counted(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]
 
     monkeypatch.setattr(owner, name, counting)
     return seen
+
+
+def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the name of every named statement a graph runs (`Graph.q`), in order."""
+    from rose.graph.engine import Graph
+
+    ran: list[str] = []
+    real = Graph.q
+
+    def q(self: Graph, name: str, **params: Any) -> list[dict]:
+        ran.append(name)
+        return real(self, name, **params)
+
+    monkeypatch.setattr(Graph, "q", q)
+    return ran

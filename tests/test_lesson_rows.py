@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from rose.graph.engine import Graph
 from rose.models import Node
 from rose.store.facade import Store
+from tests._calls import statements
 
 pytestmark = pytest.mark.graph
 
@@ -21,14 +21,7 @@ def test_few_lessons_are_read_by_key_and_many_in_one_batch(
     ]
     with store.graph() as g:
         batch = {r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=ids)}
-    ran: list[str] = []
-    real_q = Graph.q
-
-    def q(self: Graph, name: str, **params: object) -> list[dict]:
-        ran.append(name)
-        return real_q(self, name, **params)
-
-    monkeypatch.setattr(Graph, "q", q)
+    ran = statements(monkeypatch)
     few = store.lesson_rows(ids[:3])
     assert [n for n in ran if n.startswith("lesson_")] == ["lesson_get_one", "lesson_text_one"] * 3
     assert {r["lesson"]["id"]: r["lesson"] for r in few} == {i: batch[i] for i in ids[:3]}

@@ -21,6 +21,7 @@ import pytest
 from rose.models import Claim, ClaimRef, Episode, Node, Span, claim_id
 from rose.store.facade import Store
 from rose.store.nodefile import dump_episode, dump_node
+from tests._calls import statements
 
 pytestmark = pytest.mark.graph
 
@@ -214,32 +215,28 @@ def test_incremental_sync_matches_a_rebuild(
     assert did  # it did things
 
 
+def _over_a_holder(store: Store, lesson_id: str, detail: str) -> Node:
+    """A lesson (not saved) derived from a saved one that holds the detail it drops."""
+    store.save(Node(id="n_holder0001", family="fam", title="Holder", body="h"))
+    return Node(
+        id=lesson_id,
+        family="fam",
+        title="Over",
+        body="first text",
+        derived_from=["n_holder0001"],
+        dropped=[Claim(claim=detail, holder="n_holder0001")],
+    )
+
+
 def test_a_body_edited_alone_is_written_alone_and_any_other_edit_whole(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ):
     """The graph ends as a rebuild would either way; only the statement differs."""
-    from rose.graph.engine import Graph
-
-    ran: list[str] = []
-    real_q = Graph.q
-
-    def q(self: Graph, name: str, **params: object) -> list[dict]:
-        ran.append(name)
-        return real_q(self, name, **params)
-
-    store.save(Node(id="n_below0001", family="fam", title="Below", body="base"))
-    node = Node(
-        id="n_edited001",
-        family="fam",
-        title="Edited",
-        body="first text",
-        derived_from=["n_below0001"],
-        dropped=[Claim(claim="a detail", holder="n_below0001")],
-    )
+    node = _over_a_holder(store, "n_edited001", "a detail")
     path = store.primary.node_path("fam", node.id)
     path.write_text(dump_node(node), encoding="utf-8")
     store.reads()
-    monkeypatch.setattr(Graph, "q", q)
+    ran = statements(monkeypatch)
     for edit, statement in [
         (lambda n: setattr(n, "body", n.body + " and a much longer second sentence"), "rebody"),
         (lambda n: setattr(n, "gist", "a gist"), "update"),
@@ -262,27 +259,9 @@ def test_an_episode_runs_only_the_links_and_folds_its_lists_feed(
     """An episode that served and used lessons, and named no expansion or rescue, draws and
     folds nothing of those; one that names a rescue does. Either way the graph ends as a
     rebuild would."""
-    from rose.graph.engine import Graph
-
-    ran: list[str] = []
-    real_q = Graph.q
-
-    def q(self: Graph, name: str, **params: object) -> list[dict]:
-        ran.append(name)
-        return real_q(self, name, **params)
-
-    store.save(Node(id="n_holder0001", family="fam", title="Holder", body="h"))
     detail = "a detail"
-    owner = Node(
-        id="n_owner00001",
-        family="fam",
-        title="Owner",
-        body="o",
-        derived_from=["n_holder0001"],
-        dropped=[Claim(claim=detail, holder="n_holder0001")],
-    )
-    store.save(owner)
-    monkeypatch.setattr(Graph, "q", q)
+    owner = store.save(_over_a_holder(store, "n_owner00001", detail))
+    ran = statements(monkeypatch)
     rescue = [ClaimRef(lesson=owner.id, claim=claim_id(owner.id, detail))]
     plain = Episode(id="e_plain00001", outcome="success", served=[owner.id], used=[owner.id])
     rescued = Episode(
