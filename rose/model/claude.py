@@ -41,8 +41,8 @@ NATIVE_SCHEMA_SINCE = (2, 1, 0)
 _VERSION_PROBE_S = 15.0
 
 # Stream-json in and out, checked against Claude Code 2.1.332 (older CLIs keep the plain
-# call). Measured there (2 cores, load ~1, loopback model): a call's spawn-to-exit is
-# ~0.41 s either way; written to a process started >= 0.5 s before, ~0.13 s.
+# call). Measured there (2 cores, load 1-2, loopback model): a call's spawn-to-exit is
+# ~0.41 s either way; written to a process started 1-1.5 s before, 0.13-0.21 s.
 # `--verbose` is required by stream-json output, and it would turn on thinking-display
 # updates (`thinking.display: "updates"` and one more beta header in the request):
 # `--thinking-display omitted` with CLAUDE_CODE_THINKING_DISPLAY_UPDATES=0 keeps the
