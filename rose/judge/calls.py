@@ -311,6 +311,18 @@ class Judge:
         self._log(name, template_hash, started, cached=False, reply=reply)
         return answer
 
+    def prewarm(self, name: str, n: int = 1) -> int:
+        """Let the backend get ready for `n` questions of call `name` still to come, where it
+        can (the claude CLI starts its processes ahead: `ClaudeBackend.prewarm`); how many
+        it started. Never raises: a backend that cannot simply answers later."""
+        warm = getattr(self.backend, "prewarm", None)
+        if warm is None or n <= 0:
+            return 0
+        try:
+            return int(warm(schema_of(name), n))
+        except RoseError:
+            return 0
+
     def cached(self, name: str, context: BaseModel | Mapping[str, Any]) -> Any:
         """The cached answer of call `name` about `context`, or None: never asks the backend."""
         spec = call_spec(name)

@@ -36,6 +36,10 @@ class Walk:
     rules: list[str] = field(default_factory=list)
     calls: int = 0
     chosen: list[str] = field(default_factory=list)  # ids this pass chose
+    # Questions known to follow this pass's levels (a second pass): each level has the
+    # backend ready this many more as it asks (`Judge.prewarm`), so the next level's CLI
+    # starts while this level is answered.
+    ahead: int = 0
 
 
 def run(
@@ -69,6 +73,8 @@ def run(
             _left_over(store, res, walk, rest, first, depth, why)
         if not asked:
             return
+        if walk.ahead and hasattr(judge, "prewarm"):
+            judge.prewarm("relevance", len(asked) + walk.ahead)
         answers = _ask(judge, prompt, asked, walk)
         walk.calls += len(asked)
         failed = [a for a in answers if isinstance(a, RoseError)]

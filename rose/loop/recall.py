@@ -179,6 +179,9 @@ def recall(
             judge = for_store(store, timeout_s=max(1.0, deadline_s * 0.6))
         except RoseError as exc:
             return _degrade(res, store, budget, f"no model ({exc})")
+    rc = store.config.recall  # the first level's questions: the apexes', or their families'
+    apexes = int(view.get("apexes") or 0)
+    _prewarm(judge, min(rc.apex_chunks, rc.judge_calls, -(-apexes // rc.max_candidates)))
     try:
         _walk(store, prompt, judge, res, started, deadline_s)
     except RoseError as exc:
@@ -232,15 +235,26 @@ def _walk(
             f"offered as {n_fam} "
             f"families and {len(frontier) - n_fam} single apexes, then the families opened"
         )
-    first = walker.Walk(1, rc.judge_calls, rules=rule_text)
+    wide = len(apexes) > rc.max_candidates  # the apexes outgrow one question
+    again = bool(rc.second_look_calls) and (wide or rc.second_look == "always")
+    # with a second pass to come, each level of the first has one more question's CLI started
+    first = walker.Walk(1, rc.judge_calls, rules=rule_text, ahead=int(again))
     walker.run(store, prompt, judge, res, frontier, first, started=started, deadline_s=deadline_s)
     res.calls = first.calls
-    wide = len(apexes) > rc.max_candidates  # the apexes outgrow one question
-    if rc.second_look_calls and (wide or rc.second_look == "always"):
+    if again:
         try:
             _second_pass(store, prompt, judge, res, rule_text, started, deadline_s)
         except RoseError as exc:  # the first pass's choice stands
             res.decisions.append(f"second pass failed ({_short(exc)}): the first pass stands")
+
+
+def _prewarm(judge: Any, n: int) -> None:
+    """Have `judge`'s backend ready `n` relevance questions ahead (a judge without the
+    method is left alone): the claude CLI's start-up then overlaps what recall still does
+    before it asks (measured, 85 apexes on 2 cores: ~0.2 s less per prompt)."""
+    warm = getattr(judge, "prewarm", None)
+    if warm is not None:
+        warm("relevance", n)
 
 
 def _second_pass(

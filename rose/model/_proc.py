@@ -81,16 +81,24 @@ def run(
     started, not only the direct child: a grandchild holding the pipes open would
     otherwise keep us waiting past the deadline.
     """
-    ensure_spawn_allowed(name)
     started = time.monotonic()
+    return finish(name, spawn(name, argv, cwd=cwd), stdin, timeout_s, started=started)
+
+
+def spawn(
+    name: str, argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """Start `argv` in its own session with pipes on all three streams (`child_env()` plus
+    `env`); `finish` gives it its input and collects its output."""
+    ensure_spawn_allowed(name)
     try:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
-            env=child_env(),
+            env={**child_env(), **(env or {})},
             text=True,
             encoding="utf-8",
             errors="replace",
@@ -101,21 +109,30 @@ def run(
         raise BackendUnavailable(
             name, f"cannot start `{argv[0]}` ({exc.strerror}); {hint}"
         ) from exc
+
+
+def finish(
+    name: str, proc: subprocess.Popen[str], stdin: str, timeout_s: float, *, started: float
+) -> ProcResult:
+    """Write `stdin` to a child `spawn` started, close it and wait for the child to exit;
+    its whole process group is killed at the deadline. `wall_s` counts from `started`."""
     try:
         stdout, stderr = proc.communicate(stdin, timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_group(proc)
         raise BackendTimeout(name, timeout_s) from None
     finally:
         if proc.poll() is None:  # an exception other than the timeout (e.g. KeyboardInterrupt)
-            _kill_group(proc)
+            kill_group(proc)
     wall_s = time.monotonic() - started
+    argv0 = proc.args[0] if isinstance(proc.args, list) else str(proc.args)
     if proc.returncode != 0:
-        raise BackendFailed(name, _failure(argv[0], proc.returncode, stderr, stdout))
+        raise BackendFailed(name, _failure(argv0, proc.returncode, stderr, stdout))
     return ProcResult(stdout=stdout, stderr=stderr, returncode=proc.returncode, wall_s=wall_s)
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
+def kill_group(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL the child's whole process group, then collect what it printed."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -55,6 +55,10 @@ class Backend(Protocol):
     `call` names the semantic call (e.g. ``relevance``) for logging and for
     backends that answer per call; `timeout_s` bounds the whole exchange.
     Raises BackendUnavailable, BackendFailed, BackendTimeout or AnswerInvalid.
+
+    A backend may also offer ``prewarm(schema, n) -> int``: get ready for `n` questions
+    with `schema` still to come, returning how many processes it started, never raising
+    (`ClaudeBackend.prewarm`; `Judge.prewarm` calls it where it exists).
     """
 
     name: str

@@ -4,17 +4,24 @@ One call is one ``claude -p`` process with no tools, no hooks, no saved session 
 short system prompt, run in an empty scratch directory so that no project CLAUDE.md is
 read into the judgement. The prompt goes on stdin; stdout is the JSON envelope of
 ``--output-format json``.
+
+On a CLI of `WARM_SINCE` or newer the same process speaks stream-json instead: the prompt
+is one user message and the envelope is the last (``result``) line. The request it sends
+is the same (checked against the loopback's log), and such a process can be started
+before its prompt is known (`prewarm`, `rose.model._warm`), which takes most of the CLI's
+start-up off the caller's wait.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import tempfile
 import time
 from typing import Any
 
-from rose.errors import BackendFailed, BackendTimeout
-from rose.model import _proc
+from rose.errors import BackendFailed, BackendTimeout, RoseError
+from rose.model import _proc, _warm
 from rose.model._schema import check_answer, extract_object, parse_answer
 from rose.model.base import BackendAnswer, Usage
 
@@ -32,6 +39,18 @@ NO_HOOKS = json.dumps({"disableAllHooks": True}, separators=(",", ":"))
 # back to the `result` text when `structured_output` is missing (a known CLI bug).
 NATIVE_SCHEMA_SINCE = (2, 1, 0)
 _VERSION_PROBE_S = 15.0
+
+# Stream-json in and out, checked against Claude Code 2.1.332 (older CLIs keep the plain
+# call). Measured there (2 cores, load 1-2, loopback model): a call's spawn-to-exit is
+# ~0.41 s either way; written to a process started 1-1.5 s before, 0.13-0.21 s.
+# `--verbose` is required by stream-json output, and it would turn on thinking-display
+# updates (`thinking.display: "updates"` and one more beta header in the request):
+# `--thinking-display omitted` with CLAUDE_CODE_THINKING_DISPLAY_UPDATES=0 keeps the
+# request what the plain call sends.
+WARM_SINCE = (2, 1, 332)
+_STREAM_FLAGS = ["--input-format", "stream-json", "--verbose", "--thinking-display", "omitted"]
+_STREAM_ENV = {"CLAUDE_CODE_THINKING_DISPLAY_UPDATES": "0"}
+_SCRATCH = "rose-claude-"
 
 
 def schema_contract(schema: dict[str, Any]) -> str:
@@ -67,14 +86,20 @@ class ClaudeBackend:
         if remaining <= 0:
             raise BackendTimeout(self.name, timeout_s)
         native = version is not None and version >= NATIVE_SCHEMA_SINCE
-        argv = self._argv(path, schema if native else None)
+        streaming = version is not None and version >= WARM_SINCE
+        argv = self._argv(path, schema if native else None, streaming=streaming)
         stdin = prompt if native else prompt + schema_contract(schema)
-        with tempfile.TemporaryDirectory(prefix="rose-claude-") as scratch:
-            try:
-                result = _proc.run(self.name, argv, stdin=stdin, timeout_s=remaining, cwd=scratch)
-            except BackendTimeout:
-                raise BackendTimeout(self.name, timeout_s) from None
-        envelope = _envelope(result.stdout)
+        try:
+            if streaming:
+                result = self._streamed(argv, stdin, remaining)
+            else:
+                with tempfile.TemporaryDirectory(prefix=_SCRATCH) as scratch:
+                    result = _proc.run(
+                        self.name, argv, stdin=stdin, timeout_s=remaining, cwd=scratch
+                    )
+        except BackendTimeout:
+            raise BackendTimeout(self.name, timeout_s) from None
+        envelope = _envelope(result.stdout, streamed=streaming)
         text = envelope.get("result")
         text = text if isinstance(text, str) else ""
         if envelope.get("is_error"):
@@ -90,12 +115,49 @@ class ClaudeBackend:
             data = parse_answer(call, text, schema)
         return BackendAnswer(data=data, raw=raw, usage=_usage(envelope, result.wall_s))
 
-    def _argv(self, path: str, schema: dict[str, Any] | None) -> list[str]:
+    def prewarm(self, schema: dict[str, Any], n: int = 1) -> int:
+        """Start CLIs for questions with `schema` still to come, until `n` wait (at most
+        `_warm.MAX_SPARES`); how many were started. Never raises: where no CLI can be
+        started (none installed, too old for stream-json, spawning refused) it starts
+        none, and the call itself reports why."""
+        try:
+            _proc.ensure_spawn_allowed(self.name)
+            path = _proc.resolve_binary(self.name, self.binary)
+            version = claude_version(path)
+            if version is None or version < WARM_SINCE:
+                return 0
+            argv = self._argv(path, schema, streaming=True)
+            return _warm.fill(tuple(argv), n, _SCRATCH, self._spawner(argv))
+        except (RoseError, OSError):
+            return 0
+
+    def _streamed(self, argv: list[str], prompt: str, timeout_s: float) -> _proc.ProcResult:
+        """One question through a CLI in stream-json: a spare started for this argv if one
+        waits, else a new one; the clock starts as the prompt is written."""
+        spare = _warm.take(tuple(argv)) or _warm.start(_SCRATCH, self._spawner(argv))
+        message = {"type": "user", "message": {"role": "user", "content": prompt}}
+        try:
+            return _proc.finish(
+                self.name, spare.proc, json.dumps(message) + "\n", timeout_s,
+                started=time.monotonic(),
+            )  # fmt: skip
+        finally:
+            spare.close()
+
+    def _spawner(self, argv: list[str]) -> _warm.Spawner:
+        def spawn(scratch: str) -> subprocess.Popen[str]:
+            return _proc.spawn(self.name, argv, cwd=scratch, env=_STREAM_ENV)
+
+        return spawn
+
+    def _argv(
+        self, path: str, schema: dict[str, Any] | None, *, streaming: bool = False
+    ) -> list[str]:
         argv = [
             path,
             "-p",
             "--output-format",
-            "json",
+            "stream-json" if streaming else "json",
             "--tools",
             "",
             "--system-prompt",
@@ -107,6 +169,8 @@ class ClaudeBackend:
             # call has no use for (and would pay a process start for).
             "--strict-mcp-config",
         ]
+        if streaming:
+            argv += _STREAM_FLAGS
         if schema is not None:
             argv += ["--json-schema", json.dumps(_for_cli(schema), separators=(",", ":"))]
         if self.model:
@@ -119,9 +183,10 @@ def _for_cli(schema: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in schema.items() if key != "$schema"}
 
 
-def _envelope(stdout: str) -> dict[str, Any]:
-    """The result envelope on stdout; tolerant of log lines printed before it."""
-    envelope = extract_object(stdout)
+def _envelope(stdout: str, *, streamed: bool = False) -> dict[str, Any]:
+    """The result envelope on stdout; tolerant of log lines printed before it. Streamed,
+    it is the last line whose type is ``result``."""
+    envelope = _result_line(stdout) if streamed else extract_object(stdout)
     if envelope is None or not ("result" in envelope or "structured_output" in envelope):
         raise BackendFailed(
             "claude",
@@ -129,6 +194,20 @@ def _envelope(stdout: str) -> dict[str, Any]:
             f"(is this Claude Code?): {stdout.strip()[:200]!r}",
         )
     return envelope
+
+
+def _result_line(stdout: str) -> dict[str, Any] | None:
+    for line in reversed(stdout.splitlines()):
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "result":
+            return event
+    return None
 
 
 def _usage(envelope: dict[str, Any], wall_s: float) -> Usage:
