@@ -203,11 +203,11 @@ def episode_from_row(row: dict) -> Episode:
 
 
 def episode_folds(row_or_ep: dict | Episode) -> tuple[dict[str, set[str]], set[str]]:
-    """What an episode (a model or an `Episode` row) moves when it comes or goes: for each fold
-    (`rose.graph.sync._fold`; "spans" is the load-bearing spans) the lessons whose record it
-    recomputes, and the dropped claims the episode says rescued a
-    failure (their holders' rescue counts move too: the graph knows who holds them). What it
-    served alone moves nothing: no fold counts a serving."""
+    """What an episode (a model or an `Episode` row) moves when it comes or goes: for each
+    fold (`rose.graph.sync._fold`; "spans" is the load-bearing spans) the lessons whose
+    record it recomputes, and the dropped claims it says rescued a failure (their holders'
+    rescue counts move too: the graph knows who holds them). What it served alone moves
+    nothing: no fold counts a serving."""
     row = row_or_ep if isinstance(row_or_ep, dict) else episode_row(row_or_ep, "", "")
     used = set(row["used_ids"] or [])
     spans = used | {a for a, _ in _pairs(row["load_bearing"])}
