@@ -18,9 +18,11 @@ SMALL = 4
 
 
 def lessons_get(g: Graph, ids: list[str]) -> list[dict]:
-    """`lesson_get` rows for `ids` (any order), each found by its key when they are few."""
+    """`lesson_get` rows for `ids`, in their order (each once), each found by its key when
+    they are few: what a caller gives a model in this order reads the same at every size."""
     if len(ids) > SMALL:
-        return g.q("lesson_get", ids=ids)
+        found = {r["lesson"]["id"]: r for r in g.q("lesson_get", ids=ids)}
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
     rows = []
     for i in dict.fromkeys(ids):
         for r in g.q("lesson_get_one", id=i):
