@@ -1,0 +1,36 @@
+"""A lesson file refused as a duplicate id is indexed once the file holding that id is gone.
+
+Fails today (and at 16b42d3, before the day's changes): the copy's error is kept as the
+graph's record and the copy is never read again, so the lesson is missing from the graph
+(and the copy reported broken) until `rose reindex`, which finds it at once.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rose.models import Node
+from rose.store.facade import Store
+from rose.store.nodefile import dump_node
+
+pytestmark = pytest.mark.graph
+
+_IDS = "MATCH (l:Lesson) RETURN l.id AS id, l.path AS path"
+
+
+def test_a_duplicate_is_indexed_when_the_original_is_removed(store: Store):
+    node = Node(id="n_dup0000001", family="fa", title="A", body="first")
+    first = store.primary.node_path("fa", node.id)
+    first.parent.mkdir(parents=True)
+    first.write_text(dump_node(node), encoding="utf-8")
+    store.view()
+    copy = store.primary.node_path("fb", node.id)
+    copy.parent.mkdir(parents=True)
+    copy.write_text(dump_node(node.model_copy(update={"family": "fb"})), encoding="utf-8")
+    store.view()
+    first.unlink()
+    incremental = store.query(_IDS)[0]
+    errors = store.last_sync.errors
+    store.reindex()
+    assert store.query(_IDS)[0] == [{"id": node.id, "path": str(copy)}]
+    assert (incremental, errors) == (store.query(_IDS)[0], [])
