@@ -18,7 +18,12 @@ pytestmark = pytest.mark.graph
 _IDS = "MATCH (l:Lesson) RETURN l.id AS id, l.path AS path"
 
 
-def test_a_duplicate_is_indexed_when_the_original_is_removed(store: Store):
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_duplicate_is_indexed_when_the_original_is_removed(store: Store, kept: bool):
+    """`kept`: what changed is found from the scan kept beside the database, or (without it)
+    from every file's row."""
+    from rose.graph import synced
+
     node = Node(id="n_dup0000001", family="fa", title="A", body="first")
     first = store.primary.node_path("fa", node.id)
     first.parent.mkdir(parents=True)
@@ -29,8 +34,25 @@ def test_a_duplicate_is_indexed_when_the_original_is_removed(store: Store):
     copy.write_text(dump_node(node.model_copy(update={"family": "fb"})), encoding="utf-8")
     store.view()
     first.unlink()
+    if not kept:
+        synced.forget(store.graph_path)
     incremental = store.query(_IDS)[0]
     errors = store.last_sync.errors
     store.reindex()
     assert store.query(_IDS)[0] == [{"id": node.id, "path": str(copy)}]
     assert (incremental, errors) == (store.query(_IDS)[0], [])
+
+
+def test_a_duplicate_stays_refused_while_the_original_holds_the_id(store: Store):
+    node = Node(id="n_dup0000001", family="fa", title="A", body="first")
+    first = store.primary.node_path("fa", node.id)
+    first.parent.mkdir(parents=True)
+    first.write_text(dump_node(node), encoding="utf-8")
+    store.view()
+    copy = store.primary.node_path("fb", node.id)
+    copy.parent.mkdir(parents=True)
+    copy.write_text(dump_node(node.model_copy(update={"family": "fb"})), encoding="utf-8")
+    store.view()
+    first.write_text(dump_node(node.model_copy(update={"body": "edited"})), encoding="utf-8")
+    assert store.query(_IDS)[0] == [{"id": node.id, "path": str(first)}]
+    assert [p for p, _ in store.last_sync.errors] == [str(copy)]
