@@ -358,6 +358,10 @@ def _diff(g: Graph, meta: dict, current: Survey, errors: list, full: bool):
         changed += _fixed_episodes(states, every, changed)
         removed = [p for p in every if p not in states]
         stale = set(removed) | {st.path for st in changed}
+        held_stale = {every[p]["item"] for p in stale if p in every and every[p]["item"]}
+        errs = [(p, r["error"]) for p, r in every.items() if r["error"]]
+        changed += [states[p] for p in _freed(errs, held_stale, stale) if p in states]
+        stale = set(removed) | {st.path for st in changed}
         rows = {p: every[p] for p in stale if p in every}
         others = [(p, r["error"]) for p, r in every.items() if r["error"] and p not in stale]
         held = {r["item"]: p for p, r in every.items() if r["item"] and p not in stale}
@@ -377,6 +381,12 @@ def _diff(g: Graph, meta: dict, current: Survey, errors: list, full: bool):
     # An id that one of these files held is held by no other file (a duplicate is kept as
     # an error, holding nothing): only the others are looked up.
     held_here = {r["item"] for r in rows.values() if r["item"]}
+    freed = _freed(errors, held_here, stale)
+    if freed:  # refused as duplicates of an id these files held: read again
+        states = current.states()
+        changed += [states[p] for p in freed if p in states]
+        stale |= set(freed)
+        rows.update({r["path"]: r for p in freed for r in g.q("file_get_one", path=p)})
 
     def claimed_by(ids: list[str]) -> dict[str, str]:
         ask = [i for i in ids if i not in held_here]
@@ -384,6 +394,17 @@ def _diff(g: Graph, meta: dict, current: Survey, errors: list, full: bool):
         return {r["item"]: r["path"] for r in found if r["path"] not in stale}
 
     return changed, removed, rows, [(p, e) for p, e in errors if p not in stale], claimed_by
+
+
+def _freed(errors: list, ids: set[str], stale: set[str]) -> list[str]:
+    """The other broken files refused as a duplicate of one of `ids` (`_parse`): the file that
+    held the id changed or went, so they are read again (the first read keeps the id)."""
+    head = "duplicate id "
+    return [
+        p
+        for p, e in errors
+        if p not in stale and e.startswith(head) and e[len(head) :].split(":", 1)[0] in ids
+    ]
 
 
 def _episode_state(survey: Survey, path: str) -> FileState:
