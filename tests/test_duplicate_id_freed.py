@@ -7,6 +7,8 @@ graph's record and the copy is never read again, so the lesson is missing from t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rose.models import Node
@@ -18,12 +20,9 @@ pytestmark = pytest.mark.graph
 _IDS = "MATCH (l:Lesson) RETURN l.id AS id, l.path AS path"
 
 
-@pytest.mark.parametrize("kept", [True, False])
-def test_a_duplicate_is_indexed_when_the_original_is_removed(store: Store, kept: bool):
-    """`kept`: what changed is found from the scan kept beside the database, or (without it)
-    from every file's row."""
-    from rose.graph import synced
-
+def _original_and_copy(store: Store) -> tuple[Node, Path, Path]:
+    """A lesson synced in family `fa`, then a copy of it under the same id in `fb`, synced
+    (and refused as a duplicate)."""
     node = Node(id="n_dup0000001", family="fa", title="A", body="first")
     first = store.primary.node_path("fa", node.id)
     first.parent.mkdir(parents=True)
@@ -33,6 +32,16 @@ def test_a_duplicate_is_indexed_when_the_original_is_removed(store: Store, kept:
     copy.parent.mkdir(parents=True)
     copy.write_text(dump_node(node.model_copy(update={"family": "fb"})), encoding="utf-8")
     store.view()
+    return node, first, copy
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_duplicate_is_indexed_when_the_original_is_removed(store: Store, kept: bool):
+    """`kept`: what changed is found from the scan kept beside the database, or (without it)
+    from every file's row."""
+    from rose.graph import synced
+
+    node, first, copy = _original_and_copy(store)
     first.unlink()
     if not kept:
         synced.forget(store.graph_path)
@@ -44,15 +53,7 @@ def test_a_duplicate_is_indexed_when_the_original_is_removed(store: Store, kept:
 
 
 def test_a_duplicate_stays_refused_while_the_original_holds_the_id(store: Store):
-    node = Node(id="n_dup0000001", family="fa", title="A", body="first")
-    first = store.primary.node_path("fa", node.id)
-    first.parent.mkdir(parents=True)
-    first.write_text(dump_node(node), encoding="utf-8")
-    store.view()
-    copy = store.primary.node_path("fb", node.id)
-    copy.parent.mkdir(parents=True)
-    copy.write_text(dump_node(node.model_copy(update={"family": "fb"})), encoding="utf-8")
-    store.view()
+    node, first, copy = _original_and_copy(store)
     first.write_text(dump_node(node.model_copy(update={"body": "edited"})), encoding="utf-8")
     assert store.query(_IDS)[0] == [{"id": node.id, "path": str(first)}]
     assert [p for p, _ in store.last_sync.errors] == [str(copy)]

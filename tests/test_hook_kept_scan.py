@@ -81,3 +81,25 @@ def test_a_damaged_kept_scan_is_ignored(settled: Store, monkeypatch: pytest.Monk
     lists = counted(monkeypatch, scan, "_list_nodes")
     assert hooks._read_view(settled.roots)[1] is True
     assert lists
+
+
+def test_a_kept_scan_with_flipped_bits_is_refused_before_it_is_read(
+    settled: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """Damaged bytes can make unmarshalling take seconds and gigabytes: the checksum refuses
+    them first, and the hook lists the folders instead."""
+    import marshal
+
+    from rose.graph import synced
+
+    path = synced.listing_path(settled.graph_path)
+    raw = bytearray(path.read_bytes())
+    for i in range(len(raw) - 40, len(raw) - 30):
+        raw[i] ^= 0x5A
+    path.write_bytes(bytes(raw))
+    loads = counted(monkeypatch, marshal, "loads")
+    assert scan.read_kept(str(path)) is None
+    assert loads == []
+    lists = counted(monkeypatch, scan, "_list_nodes")
+    assert hooks._read_view(settled.roots)[1] is True
+    assert lists

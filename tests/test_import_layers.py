@@ -31,6 +31,7 @@ SHARED = {
     "rose.config_schema",
     "rose.errors",
     "rose.events",
+    "rose.jsonl",
     "rose.models",
     "rose.prompt_files",
     "rose.redact",

@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from rose.errors import BackendFailed, BackendTimeout, RoseError
+from rose.jsonl import objects as json_lines
 from rose.model import _proc, _warm
 from rose.model._schema import check_answer, extract_object, parse_answer
 from rose.model.base import BackendAnswer, Usage
@@ -197,17 +198,9 @@ def _envelope(stdout: str, *, streamed: bool = False) -> dict[str, Any]:
 
 
 def _result_line(stdout: str) -> dict[str, Any] | None:
-    for line in reversed(stdout.splitlines()):
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict) and event.get("type") == "result":
-            return event
-    return None
+    return next(
+        (e for e in reversed(json_lines(stdout.splitlines())) if e.get("type") == "result"), None
+    )
 
 
 def _usage(envelope: dict[str, Any], wall_s: float) -> Usage:

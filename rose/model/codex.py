@@ -25,6 +25,7 @@ from typing import Any
 
 from rose import tomlfile
 from rose.errors import AnswerInvalid, BackendFailed, BackendTimeout
+from rose.jsonl import objects as json_lines
 from rose.model import _proc
 from rose.model._schema import check_answer, extract_object
 from rose.model.base import BackendAnswer, Usage
@@ -126,18 +127,7 @@ def _decode(call: str, text: str) -> Any:
 
 def _events(stdout: str) -> list[dict[str, Any]]:
     """The JSONL events of `codex exec --json`; lines that are not JSON objects are skipped."""
-    events = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
+    return json_lines(stdout.splitlines())
 
 
 def _errors(events: list[dict[str, Any]]) -> str:

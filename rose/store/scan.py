@@ -188,21 +188,36 @@ def record(s: Survey, fingerprint: str) -> dict:
 
 
 #: The kept survey's format (`read_kept`): bump it when the folders' tuples change.
-KEPT_FORMAT = 3
+KEPT_FORMAT = 4
+#: What a kept survey opens with, before the checksum of the rest: a damaged file is refused
+#: before it is unmarshalled (flipped bits can make `marshal.loads` take seconds and GBs).
+_KEPT_MAGIC = b"rose-kept-scan\n"
 
 
 def kept_bytes(s: Survey, fingerprint: str) -> bytes:
     """A survey as kept on disk (`rose.graph.synced` keeps it beside the database)."""
-    return marshal.dumps({"format": KEPT_FORMAT, **record(s, fingerprint)}, 2)
+    payload = marshal.dumps({"format": KEPT_FORMAT, **record(s, fingerprint)}, 2)
+    return _KEPT_MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
 
 
 def read_kept(path: str) -> dict | None:
     """A survey kept at `path` (`kept_bytes`) as `survey` takes it for `prev`, or None when it
-    is missing, unreadable, or of another format or shape."""
+    is missing, unreadable, damaged (its checksum does not match), or of another format or
+    shape."""
     try:
         with open(path, "rb") as fh:
-            data = marshal.loads(fh.read())
-    except (OSError, EOFError, ValueError, TypeError):
+            raw = fh.read()
+    except OSError:
+        return None
+    head = len(_KEPT_MAGIC) + 4
+    if not raw.startswith(_KEPT_MAGIC) or len(raw) < head:
+        return None
+    payload = raw[head:]
+    if zlib.crc32(payload).to_bytes(4, "big") != raw[len(_KEPT_MAGIC) : head]:
+        return None
+    try:
+        data = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
         return None
     if not (isinstance(data, dict) and data.get("format") == KEPT_FORMAT):
         return None

@@ -45,6 +45,7 @@ import json
 import os
 from pathlib import Path
 
+from rose import jsonl
 from rose.atomic import append_line
 from rose.events import now_iso
 
@@ -95,15 +96,7 @@ def _records(path: Path) -> list[dict]:
             lines = fh.readlines()
     except OSError:
         return []
-    out = []
-    for line in lines:
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(rec, dict):
-            out.append(rec)
-    return out
+    return jsonl.objects(lines)
 
 
 def read(store_root: str | Path, session_id: str) -> list[dict]:
