@@ -9,8 +9,9 @@ any process, changes that identity (the engine writes the log at every commit), 
 whose identity matches the files on disk describes the database as it is. A record that does
 not match is ignored, and the store opens the database as before.
 
-`<db>.files` (marshal, behind a checksum) holds the last scan of the files (`rose.store.scan.Survey`: each
-folder's listing and each lesson file's stat) with its fingerprint. Any scan may take a
+`<db>.files` (marshal, behind a checksum) holds the last scan of the files
+(`rose.store.scan.Survey`: each folder's listing and each lesson file's stat) with its
+fingerprint. Any scan may take a
 folder's names from it (each is checked against the folder itself); a sync takes what
 changed from it only when that fingerprint is the one the database itself holds (its meta
 record), so it can never stand for another database state. Both are machine-local caches:
