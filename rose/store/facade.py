@@ -540,27 +540,9 @@ class Store:
 
     def _refresh_view(self, g: Graph) -> None:
         """Rewrite the recall view when the files or the recall settings moved on."""
-        from rose.graph import synced
         from rose.store import view as recall_view
 
-        # The key first: a config edit landing between it and the stamp below can only make
-        # the next open think the view stale, never current.
-        report = self.last_sync
-        key = opened.view_key(self, report.fingerprint)
-        want = recall_view.stamps(
-            report.survey,
-            self.roots,
-            report.fingerprint,
-            self.config,
-            synced.listing_path(self.graph_path).name,
-        )
-        current = recall_view.read(self.primary.recall_view)
-        if not (current and all(current.get(k) == v for k, v in want.items())):
-            view = recall_view.advanced(current, want, report.before, report.apex_delta)
-            view = view or recall_view.patched(g, current, want, report.before, report.edited)
-            view = view or recall_view.build(g, self.config, want)
-            recall_view.write(self.primary.recall_view, view)
-        self.view_checked = (key, self.last_sync.fingerprint)
+        recall_view.refresh(self, g)
 
     def view(self) -> dict:
         """The current recall view, rebuilt first if the files changed underneath it."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rose import tokens
 from rose.atomic import write_json
@@ -20,8 +20,11 @@ from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
 from rose.store import scan, shortid
 
+if TYPE_CHECKING:
+    from rose.store.facade import Store
+
 # 11: stamps by folder (10: files; 9: head_pull; 8: sources; 7: patch ids; 6: short ids; 5: exact
-# totals)
+# totals). A view without `kept_scan` is checked by listing every folder; the next write adds it.
 FORMAT = 11
 
 
@@ -264,6 +267,27 @@ def build(g: Graph, config: Any, want: dict) -> dict:
         "tail": tail,
         "lessons": lessons if fits else [],
     }
+
+
+def refresh(store: Store, g: Graph) -> None:
+    """Rewrite `store`'s recall view when the files or the recall settings moved on since it
+    was written: carried forward (`advanced`), patched (`patched`) or built again."""
+    from rose.graph import synced
+    from rose.store import opened
+
+    # The key first: a config edit landing between it and the stamp below can only make
+    # the next open think the view stale, never current.
+    report = store.last_sync
+    key = opened.view_key(store, report.fingerprint)
+    kept = synced.listing_path(store.graph_path).name
+    want = stamps(report.survey, store.roots, report.fingerprint, store.config, kept)
+    current = read(store.primary.recall_view)
+    if not (current and all(current.get(k) == v for k, v in want.items())):
+        view = advanced(current, want, report.before, report.apex_delta)
+        view = view or patched(g, current, want, report.before, report.edited)
+        view = view or build(g, store.config, want)
+        write(store.primary.recall_view, view)
+    store.view_checked = (key, report.fingerprint)
 
 
 def write(path, view: dict) -> None:
