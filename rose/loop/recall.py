@@ -179,9 +179,11 @@ def recall(
             judge = for_store(store, timeout_s=max(1.0, deadline_s * 0.6))
         except RoseError as exc:
             return _degrade(res, store, budget, f"no model ({exc})")
+    from rose.loop import _walk as walker
+
     rc = store.config.recall  # the first level's questions: the apexes', or their families'
     apexes = int(view.get("apexes") or 0)
-    _prewarm(judge, min(rc.apex_chunks, rc.judge_calls, -(-apexes // rc.max_candidates)))
+    walker.prewarm(judge, min(rc.apex_chunks, rc.judge_calls, -(-apexes // rc.max_candidates)))
     try:
         _walk(store, prompt, judge, res, started, deadline_s)
     except RoseError as exc:
@@ -246,15 +248,6 @@ def _walk(
             _second_pass(store, prompt, judge, res, rule_text, started, deadline_s)
         except RoseError as exc:  # the first pass's choice stands
             res.decisions.append(f"second pass failed ({_short(exc)}): the first pass stands")
-
-
-def _prewarm(judge: Any, n: int) -> None:
-    """Have `judge`'s backend ready `n` relevance questions ahead (a judge without the
-    method is left alone): the claude CLI's start-up then overlaps what recall still does
-    before it asks (measured, 85 apexes on 2 cores: ~0.2 s less per prompt)."""
-    warm = getattr(judge, "prewarm", None)
-    if warm is not None:
-        warm("relevance", n)
 
 
 def _second_pass(

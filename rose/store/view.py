@@ -171,6 +171,10 @@ def stamps(
     }
 
 
+#: What a view is built for besides the files: a view carried forward or patched keeps them.
+_SETTINGS = ("format", "budget", "enabled", "fresh_turns")
+
+
 def advanced(current: dict | None, want: dict, since: str, delta: int | None) -> dict | None:
     """The view after a sync that left the apexes as they were and moved their token total by
     `delta` (None: not known), from `current`, the view built for the files the sync started
@@ -180,8 +184,7 @@ def advanced(current: dict | None, want: dict, since: str, delta: int | None) ->
     them shows what changed (`build`)."""
     if delta is None or not current or current.get("files") != since or current.get("lessons"):
         return None
-    settings = ("format", "budget", "enabled", "fresh_turns")
-    if any(current.get(k) != want[k] for k in settings) or not current.get("apexes"):
+    if any(current.get(k) != want[k] for k in _SETTINGS) or not current.get("apexes"):
         return None
     total = int(current["total_tokens"]) + delta
     if current.get("fits") or total <= want["budget"] * 1.5:  # it may fit now: render it
@@ -207,8 +210,7 @@ def patched(
         return None
     if not (current.get("fits") and current.get("lessons")):
         return None
-    settings = ("format", "budget", "enabled", "fresh_turns")
-    if any(current.get(k) != want[k] for k in settings):
+    if any(current.get(k) != want[k] for k in _SETTINGS):
         return None
     head, tail = render("inject/head"), render("inject/tail")
     frame = {"head": head, "tail": tail, "head_pull": render("inject/head", pull=True)}
