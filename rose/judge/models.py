@@ -15,11 +15,11 @@ _FAMILY = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 
 
 class _Context(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _Answer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 # -- pieces of context -----------------------------------------------------------------
