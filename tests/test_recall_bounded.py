@@ -246,9 +246,9 @@ def test_rendering_stops_once_the_picks_overflow_the_budget(big, monkeypatch: py
     rendered: list[int] = []
     real = recall_mod._materialise
 
-    def counting(store, chosen):
+    def counting(store, res, chosen):
         rendered.append(len(chosen))
-        return real(store, chosen)
+        return real(store, res, chosen)
 
     monkeypatch.setattr(recall_mod, "_materialise", counting)
     store = Store.open(folder)

@@ -40,6 +40,7 @@ class Walk:
     # backend ready this many more as it asks (`Judge.prewarm`), so the next level's CLI
     # starts while this level is answered.
     ahead: int = 0
+    levels: list[int] = field(default_factory=list)  # questions asked at each level
 
 
 def prewarm(judge: Any, n: int) -> None:
@@ -86,6 +87,7 @@ def run(
             prewarm(judge, len(asked) + walk.ahead)
         answers = _ask(judge, prompt, asked, walk)
         walk.calls += len(asked)
+        walk.levels.append(len(asked))
         failed = [a for a in answers if isinstance(a, RoseError)]
         if failed and len(failed) == len(answers) and not res.verdicts:
             raise failed[0]  # nothing was judged at all: recall degrades

@@ -28,11 +28,13 @@ gate answers without a model no rule is read at all.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from rose.errors import RoseError
+from rose.loop import head_start
 from rose.store import shortid
 from rose.store import view as recall_view
 from rose.store.facade import Store
@@ -64,8 +66,14 @@ class RecallResult:
     unjudged: set[str] = field(default_factory=set, repr=False)  # those ids, before the budget
     passes: list[int] = field(default_factory=list)  # which pass asked each of `rounds`
     second_calls: int = 0  # the second pass's relevance calls
+    first_level: int = 0  # the questions the first level of the walk asked at once
     second_found: list[str] = field(default_factory=list)  # ids only the second pass chose
     items: dict[str, dict] = field(default_factory=dict, repr=False)  # every line offered
+    # Lessons read in full (`lesson_get` rows) and the level-0 lessons below each, kept so that
+    # the second pass and the rendering read each lesson once, in as few opens as they can.
+    rows: dict[str, dict] = field(default_factory=dict, repr=False)
+    sources: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    shown: dict[str, str] | None = field(default=None, repr=False)  # every lesson's short id
 
     @property
     def note(self) -> str:
@@ -129,22 +137,44 @@ def _room(view: dict, budget: int) -> int:
     return budget - view.get("frame_tokens", 0) - 1
 
 
-def _materialise(store: Store, chosen: list[dict]) -> list[dict]:
-    """Chosen lessons with their injected forms rendered, in the same order."""
+def _materialise(store: Store, res: RecallResult, chosen: list[dict]) -> list[dict]:
+    """Chosen lessons with their injected forms rendered, in the same order (one already
+    rendered is kept); read in full where the walk did not read them yet."""
     if all("full" in i for i in chosen):
         return chosen
-    with store.graph() as g:  # one open of the database for all three reads
-        rows = {
-            r["lesson"]["id"]: r["lesson"] for r in store.lesson_rows([i["id"] for i in chosen], g)
-        }
-        shown = shortid.shortest(r["id"] for r in g.q("lesson_id_list"))
-        return [
-            recall_view.item(
-                rows[i["id"]], shown.get(i["id"]), recall_view.sources_of(g.q, rows[i["id"]])
-            )
-            for i in chosen
-            if i["id"] in rows
-        ]
+    _read(store, res, [i["id"] for i in chosen if "full" not in i])
+    shown = res.shown or {}
+    return [
+        i
+        if "full" in i
+        else recall_view.item(res.rows[i["id"]], shown.get(i["id"]), res.sources[i["id"]])
+        for i in chosen
+        if "full" in i or i["id"] in res.rows
+    ]
+
+
+def _read(store: Store, res: RecallResult, ids: list[str]) -> None:
+    """Read the lessons of `ids` not read yet into `res`, in one open of the graph (none
+    when every one was read)."""
+    if any(i not in res.rows for i in ids):
+        with store.graph() as g:
+            _read_in(store, g, res, ids)
+
+
+def _read_in(store: Store, g: Any, res: RecallResult, ids: list[str]) -> None:
+    """`_read` in the open graph `g`: the rows, the short ids (once) and the level-0
+    lessons below each compressed or merged one (`recall_view.sources_of`, batched)."""
+    need = [i for i in dict.fromkeys(ids) if i not in res.rows]
+    if not need:
+        return
+    if res.shown is None:
+        res.shown = shortid.shortest(r["id"] for r in g.q("lesson_id_list"))
+    rows = {r["lesson"]["id"]: r["lesson"] for r in store.lesson_rows(need, g)}
+    deep = [i for i, row in rows.items() if row.get("level") and row.get("derived_ids")]
+    below = {r["id"]: list(r["sources"]) for r in g.q("sources_among", ids=deep)} if deep else {}
+    for i, row in rows.items():
+        res.rows[i] = row
+        res.sources[i] = below.get(i, [])
 
 
 def recall(
@@ -188,10 +218,12 @@ def recall(
         _walk(store, prompt, judge, res, started, deadline_s)
     except RoseError as exc:
         return _degrade(res, store, budget, _short(exc))
+    with contextlib.suppress(OSError):  # the next prompt's head start: only ever a saving
+        head_start.note(store.primary.judge_cache, judge, res.first_level)
     rank = {v.id: (_ORDER.get(v.verdict, 9), v.pass_no) for v in res.verdicts}
     picked = sorted(res.chosen, key=lambda item: (*rank.get(item["id"], (9, 9)), -item["level"]))
     room = _room(view, budget)
-    res.chosen = _within(_materialise(store, _likely(picked, room)), room)
+    res.chosen = _within(_materialise(store, res, _likely(picked, room)), room)
     res.out_of_time = sum(1 for i in res.chosen if i["id"] in res.unjudged)
     dropped = len(picked) - len(res.chosen)
     if dropped:
@@ -209,7 +241,7 @@ def _degrade(res: RecallResult, store: Store, budget: int, why: str) -> RecallRe
     res.degraded = why
     room = _room(res.view, budget)
     ranked = _ranked(store.read("apexes", scope=""), room)
-    res.chosen = _within(_materialise(store, ranked), room)
+    res.chosen = _within(_materialise(store, res, ranked), room)
     res.decisions.append(f"degraded ({why}): served the budget-ranked apexes")
     return res
 
@@ -221,12 +253,15 @@ def _walk(
     from rose.loop import families, route
 
     rc = store.config.recall
-    given_rules = route.for_selection(store)
+    with store.graph() as g:  # one open: the rules' records, the apexes, their families
+        given_rules = route.for_selection(store, g.q)
+        apex_rows, family_rows = g.q("apexes", scope=""), g.q("families")
+        if not families.needed(store, apex_rows):  # one level: any apex may be served
+            _read_in(store, g, res, [r["id"] for r in apex_rows])
     res.rules = [r.id for r in given_rules]
     rule_text = [r.text() for r in given_rules]
     if given_rules:
         res.decisions.append(f"{len(given_rules)} selection rule(s) given to each question")
-    apex_rows, family_rows = store.reads(("apexes", {"scope": ""}), ("families", {}))
     apexes = families.stable(apex_rows)
     frontier = apexes
     if families.needed(store, apexes):
@@ -243,6 +278,7 @@ def _walk(
     first = walker.Walk(1, rc.judge_calls, rules=rule_text, ahead=int(again))
     walker.run(store, prompt, judge, res, frontier, first, started=started, deadline_s=deadline_s)
     res.calls = first.calls
+    res.first_level = first.levels[0] if first.levels else 0
     if again:
         try:
             _second_pass(store, prompt, judge, res, rule_text, started, deadline_s)
@@ -276,7 +312,12 @@ def _second_pass(
             "found could be served"
         )
         return
-    found = _found(store, found_ids, store.config.recall.max_pack_tokens)
+    # One open reads the lessons shown, those asked about and the first pass's others, so
+    # that rendering what is served needs none (unless the walk goes below an apex).
+    asked = families.stable(items)[: _again_lines(store)]
+    _read(store, res, [*found_ids, *(i["id"] for i in res.chosen),
+                       *(i["id"] for i in asked if not families.is_family(i))])  # fmt: skip
+    found = _found(res, found_ids, store.config.recall.max_pack_tokens)
     again = walker.Walk(2, store.config.recall.second_look_calls, found=found, rules=rules)
     walker.run(
         store, prompt, judge, res, families.stable(items), again,
@@ -291,12 +332,18 @@ def _second_pass(
         )
 
 
-def _found(store: Store, ids: list[str], budget: int) -> list[dict]:
-    """The first pass's chosen lessons in full, in its order, while they fit `budget` tokens
-    (what the block could hold at most)."""
+def _again_lines(store: Store) -> int:
+    """The most lines the second pass can ask about."""
+    rc = store.config.recall
+    return rc.second_look_calls * rc.max_candidates
+
+
+def _found(res: RecallResult, ids: list[str], budget: int) -> list[dict]:
+    """The first pass's chosen lessons in full (read into `res`), in its order, while they
+    fit `budget` tokens (what the block could hold at most)."""
     from rose import tokens
 
-    rows = {r["lesson"]["id"]: r["lesson"] for r in store.lesson_rows(ids)}
+    rows = res.rows
     out: list[dict] = []
     used = 0
     for i in ids:

@@ -140,16 +140,16 @@ def forget(store: Store, rule_id_: str) -> None:
     store.log("route", {"forgot": rule_id_})
 
 
-def records(store: Store) -> dict[str, Record]:
-    """Each rule's record, counted from the episodes (the graph's `rule_record`)."""
-    return {
-        r["rule"]: Record(int(r["selections"]), int(r["served"]), int(r["used"]))
-        for r in store.read("rule_record")
-    }
+def records(store: Store, read: Any = None) -> dict[str, Record]:
+    """Each rule's record, counted from the episodes (the graph's `rule_record`), read
+    through `read` (an open graph's `q`) when given, else in an open of its own."""
+    rows = store.read("rule_record") if read is None else read("rule_record")
+    return {r["rule"]: Record(int(r["selections"]), int(r["served"]), int(r["used"])) for r in rows}
 
 
-def for_selection(store: Store) -> list[RoutingRule]:
-    """The rules given to a selection: best record first, within `routing.max_tokens`.
+def for_selection(store: Store, read: Any = None) -> list[RoutingRule]:
+    """The rules given to a selection: best record first, within `routing.max_tokens`;
+    their records read through `read` when given (see `records`).
 
     The worst-record rules are the ones left out when the cap binds."""
     cfg = store.config.routing
@@ -158,7 +158,7 @@ def for_selection(store: Store) -> list[RoutingRule]:
     rules = store.rules()[0]
     if not rules:
         return []
-    rec = records(store)
+    rec = records(store, read)
     ranked = sorted(
         rules, key=lambda r: (-rec.get(r.id, Record()).rate, -r.created.timestamp(), r.id)
     )

@@ -1,0 +1,129 @@
+"""A model-decided recall opens the graph as few times as it can: every open is an engine
+start (tens of milliseconds) on the prompt's path.
+
+Locks in: when the apexes fit the first level's questions, the rules' records, the
+apexes, their families and every apex in full are read in one open, and the second pass
+and the rendering of what is served need no other; what is served is rendered exactly as
+a fresh read renders it; and the batched read of what each compressed or merged lesson
+was made from (`sources_among`) agrees with the one-lesson form (`sources_of`).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from rose.judge.calls import Judge
+from rose.loop import recall as recall_mod
+from rose.models import Node
+from rose.sim import SimulatedBackend, World
+from rose.store import facade
+from rose.store import view as recall_view
+from rose.store.facade import Store
+from tests._reconcile import lesson
+
+pytestmark = pytest.mark.graph
+
+
+@pytest.fixture
+def opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The graph opens made from here on, by the database each opened."""
+    made: list[str] = []
+    real = facade.open_graph
+
+    @contextmanager
+    def counting(path, *args, **kwargs):
+        made.append(str(path))
+        with real(path, *args, **kwargs) as g:
+            yield g
+
+    monkeypatch.setattr(facade, "open_graph", counting)
+    return made
+
+
+def _world_store(store: Store, world: World, n: int) -> None:
+    topics = list(world.topics)
+    nodes = []
+    for i in range(n):
+        topic = topics[i % len(topics)]
+        d = world.lesson(list(world.topics[topic].facts[:2]))
+        nodes.append(Node(id=f"n_open{i:04d}", family=topic, title=d.title, gist=d.gist, body=d.body))
+    store.write(nodes)
+
+
+def test_one_level_with_a_second_pass_reads_the_graph_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch, opens: list[str]
+):
+    monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "5")
+    monkeypatch.setenv("ROSE_RECALL_APEX_CHUNKS", "2")
+    monkeypatch.setenv("ROSE_RECALL_SECOND_LOOK", "always")
+    monkeypatch.setenv("ROSE_RECALL_SECOND_LOOK_CALLS", "1")
+    world = World.generate(0)
+    _world_store(store, world, 9)
+    monkeypatch.setenv("ROSE_RECALL_MAX_PACK_TOKENS", str(store.view()["total_tokens"] // 2))
+    opened = Store.open()
+    opened.view()  # indexed: what is left is recall's own reading
+    del opens[:]
+    judge = Judge(SimulatedBackend(world), cache_path=None, events_path=None)
+    res = recall_mod.recall(opened, world.tasks[0].prompt, judge=judge)
+    assert not res.degraded and res.calls == 2, res.decisions
+    assert res.second_calls == 1 and res.chosen, res.decisions
+    assert len(opens) == 1, f"{len(opens)} opens of the graph"
+    # served as a fresh read renders it
+    fresh = recall_mod._materialise(opened, recall_mod.RecallResult(), [
+        {k: v for k, v in i.items() if k != "full"} for i in res.chosen
+    ])  # fmt: skip
+    assert fresh == res.chosen
+
+
+def test_second_pass_shows_the_first_passs_lessons_in_full(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """The rows read ahead are the lessons' own: the second pass shows their bodies."""
+    monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "5")
+    monkeypatch.setenv("ROSE_RECALL_SECOND_LOOK", "always")
+    world = World.generate(0)
+    _world_store(store, world, 9)
+    monkeypatch.setenv("ROSE_RECALL_MAX_PACK_TOKENS", str(store.view()["total_tokens"] // 2))
+    res = recall_mod.recall(Store.open(), world.tasks[0].prompt, judge=Judge(
+        SimulatedBackend(world), cache_path=None, events_path=None))  # fmt: skip
+    found = [i for i, v in {v.id: v.verdict for v in res.verdicts}.items()
+             if v in ("relevant", "maybe")]  # fmt: skip
+    shown = recall_mod._found(res, found, 10_000)
+    assert shown and all(s["body"] == res.rows[s["id"]]["body"] != "" for s in shown)
+
+
+def test_sources_among_agrees_with_sources_of(store: Store):
+    store.write(
+        [
+            lesson("n_src00001", "Port 5433.", family="dev"),
+            lesson("n_src00002", "Use make test.", family="dev"),
+            lesson("n_src00003", "Styles use tokens.", family="ui"),
+            lesson("n_mid00001", "Local dev.", family="dev", level=1,
+                   derived_from=["n_src00001", "n_src00002"]),  # fmt: skip
+            lesson("n_top00001", "Working here.", family="dev", level=2,
+                   derived_from=["n_mid00001", "n_src00003"]),  # fmt: skip
+        ]
+    )
+    ids = ["n_top00001", "n_mid00001", "n_src00001"]
+    with store.graph() as g:
+        rows = {r["lesson"]["id"]: r["lesson"] for r in store.lesson_rows(ids, g)}
+        one = {i: sorted(recall_view.sources_of(g.q, rows[i])) for i in ids}
+        res = recall_mod.RecallResult()
+        recall_mod._read_in(store, g, res, ids)
+    assert one["n_top00001"] == ["n_src00001", "n_src00002", "n_src00003"]
+    assert {i: sorted(res.sources[i]) for i in ids} == one
+    assert set(res.rows) == set(ids) and res.shown and "n_top00001" in res.shown
+
+
+def test_the_rows_read_are_reused_not_read_again(store: Store, opens: list[str], tmp_path: Path):
+    store.write([lesson("n_once00001", "Read once.", family="dev")])
+    res = recall_mod.RecallResult()
+    recall_mod._read(store, res, ["n_once00001"])
+    before = len(opens)
+    recall_mod._read(store, res, ["n_once00001"])
+    assert len(opens) == before
+    assert recall_mod._materialise(store, res, [{"id": "n_once00001"}])[0]["full"]
+    assert len(opens) == before
