@@ -21,7 +21,7 @@ from pathlib import Path
 from rose.events import append_event
 from rose.loop.pack import Pack, load_session, pack, save_session, session_path
 from rose.store import notices, scan, sessions
-from rose.store.layout import find_project_root, global_root
+from rose.store.layout import StoreDir, find_project_root, global_root
 
 EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
 _HOST_NAMES = {
@@ -184,7 +184,6 @@ def _stop(payload: dict, roots) -> dict | None:
     sid = session_id(payload)
     from rose.host.jobs import submit  # settings and the job runner: off the prompt path
     from rose.host.nudge import on_stop
-    from rose.store.layout import StoreDir
 
     if ready:
         transcript = str(payload.get("transcript_path") or "")
@@ -203,7 +202,6 @@ def _session_end(payload: dict, roots) -> None:
     global store is made to hold the job: a session is never learnt from by nobody.
     """
     from rose.host.jobs import submit  # only this hook submits: keep it off the prompt path
-    from rose.store.layout import StoreDir
 
     if not roots:
         if not payload.get("transcript_path"):
@@ -401,6 +399,11 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] 
         return None
     if current and view is not None and _servable(view):
         return view, [] if view.get("empty") else view["lessons"], note, []
+    if view is not None and view.get("enabled", True) and not _servable(view):
+        # the model will decide: its CLIs start now, while the rest of recall loads
+        from rose.loop import head_start
+
+        head_start.start(StoreDir(Path(roots[0][0]), roots[0][1]).judge_cache)
     from rose.errors import StoreLocked
     from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
 
