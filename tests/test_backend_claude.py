@@ -100,6 +100,7 @@ def test_child_runs_without_hooks_tools_or_session_and_with_rose_child(fake, mon
     assert "--model" not in argv
     assert call["stdin"] == "Is it relevant?"
     assert call["rose_child"] == "1"
+    assert call["no_claude_mds"] == "1", "the user's CLAUDE.md would instruct the judge"
     assert call["claudecode"] is None, "a nested claude refuses to start with CLAUDECODE set"
     assert Path(call["cwd"]) != Path.cwd()
     assert not Path(call["cwd"]).exists(), "the scratch directory is removed"

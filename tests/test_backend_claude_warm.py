@@ -77,6 +77,7 @@ def test_a_call_streams_with_the_plain_calls_flags_and_the_same_request(fake, mo
         "message": {"role": "user", "content": "Is it relevant?"},
     }
     assert call["rose_child"] == "1" and call["claudecode"] is None
+    assert call["no_claude_mds"] == "1"  # no CLAUDE.md reaches the question
 
 
 @pytest.mark.parametrize("version", ["2.1.331", "2.1.7", "unknown"])

@@ -62,3 +62,46 @@ def test_real_claude_cli_sends_the_rose_block_to_the_model(tmp_path: Path) -> No
     assert hooks["errors"] == [], detail
     assert report["resume"]["exit"] == 0, detail
     assert report["resume"]["block_copies_in_request"] == 1, detail
+
+
+def test_a_judge_call_through_the_real_cli_carries_no_claude_md(tmp_path: Path) -> None:
+    """The user's ~/.claude/CLAUDE.md reaches a plain `claude -p` request (the control), and
+    never ROSE's judge calls through the same CLI and HOME, in either call form."""
+    from tests._claude_e2e import Rig, body_text, read_jsonl
+
+    rig = Rig(tmp_path, claude_binary(EXPLICIT))
+    try:
+        marker = "Always answer in Klingon (MARKER-7731)."
+        (rig.home / ".claude").mkdir(parents=True, exist_ok=True)
+        (rig.home / ".claude" / "CLAUDE.md").write_text(marker + "\n")
+        control = subprocess.run(
+            [rig.claude, "-p", "hello", "--output-format", "json"], cwd=rig.project,
+            env=rig.env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert control.returncode == 0, control.stderr[-600:]
+        posts = [r for r in read_jsonl(rig.log) if r.get("method") == "POST"]
+        assert any("MARKER-7731" in body_text(r) for r in posts), "the control read no CLAUDE.md"
+
+        judged = """
+import sys
+from rose.judge.calls import schema_of
+from rose.model import claude
+claude.WARM_SINCE = (99, 0, 0) if sys.argv[1] == "plain" else claude.WARM_SINCE
+try:
+    claude.ClaudeBackend().complete("relevance", "Task: x", schema_of("relevance"), timeout_s=60)
+except Exception as exc:  # the loopback has nothing to say to this question: fine here
+    print(type(exc).__name__)
+"""
+        before = len(read_jsonl(rig.log))
+        for form in ("plain", "stream"):
+            cp = subprocess.run(
+                [sys.executable, "-c", judged, form], cwd=rig.project,
+                env={**rig.env, "ROSE_ALLOW_MODEL_SPAWN": "1"}, capture_output=True, text=True,
+                timeout=120, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            assert cp.returncode == 0, cp.stderr[-600:]
+        asked = [r for r in read_jsonl(rig.log)[before:] if r.get("method") == "POST"]
+        assert len(asked) >= 2, f"{len(asked)} judge requests reached the loopback"
+        assert not [r for r in asked if "MARKER-7731" in body_text(r)]
+    finally:
+        rig.close()

@@ -49,7 +49,9 @@ def _world_store(store: Store, world: World, n: int) -> None:
     for i in range(n):
         topic = topics[i % len(topics)]
         d = world.lesson(list(world.topics[topic].facts[:2]))
-        nodes.append(Node(id=f"n_open{i:04d}", family=topic, title=d.title, gist=d.gist, body=d.body))
+        nodes.append(
+            Node(id=f"n_open{i:04d}", family=topic, title=d.title, gist=d.gist, body=d.body)
+        )
     store.write(nodes)
 
 
@@ -101,10 +103,20 @@ def test_sources_among_agrees_with_sources_of(store: Store):
             lesson("n_src00001", "Port 5433.", family="dev"),
             lesson("n_src00002", "Use make test.", family="dev"),
             lesson("n_src00003", "Styles use tokens.", family="ui"),
-            lesson("n_mid00001", "Local dev.", family="dev", level=1,
-                   derived_from=["n_src00001", "n_src00002"]),  # fmt: skip
-            lesson("n_top00001", "Working here.", family="dev", level=2,
-                   derived_from=["n_mid00001", "n_src00003"]),  # fmt: skip
+            lesson(
+                "n_mid00001",
+                "Local dev.",
+                family="dev",
+                level=1,
+                derived_from=["n_src00001", "n_src00002"],
+            ),  # fmt: skip
+            lesson(
+                "n_top00001",
+                "Working here.",
+                family="dev",
+                level=2,
+                derived_from=["n_mid00001", "n_src00003"],
+            ),  # fmt: skip
         ]
     )
     ids = ["n_top00001", "n_mid00001", "n_src00001"]

@@ -74,15 +74,17 @@ def run(
     stdin: str,
     timeout_s: float,
     cwd: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> ProcResult:
-    """Run `argv` with `stdin`, return its output; raise on a missing binary, timeout or failure.
+    """Run `argv` with `stdin` (`child_env()` plus `env`), return its output; raise on a
+    missing binary, timeout or failure.
 
     The child gets its own session (process group) so that a timeout kills everything it
     started, not only the direct child: a grandchild holding the pipes open would
     otherwise keep us waiting past the deadline.
     """
     started = time.monotonic()
-    return finish(name, spawn(name, argv, cwd=cwd), stdin, timeout_s, started=started)
+    return finish(name, spawn(name, argv, cwd=cwd, env=env), stdin, timeout_s, started=started)
 
 
 def spawn(

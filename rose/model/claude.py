@@ -1,9 +1,8 @@
 """The `claude` CLI in print mode as a model backend.
 
-One call is one ``claude -p`` process with no tools, no hooks, no saved session and a
-short system prompt, run in an empty scratch directory so that no project CLAUDE.md is
-read into the judgement. The prompt goes on stdin; stdout is the JSON envelope of
-``--output-format json``.
+One call is one ``claude -p`` process with no tools, no hooks, no saved session, no
+CLAUDE.md and a short system prompt, run in an empty scratch directory. The prompt goes
+on stdin; stdout is the JSON envelope of ``--output-format json``.
 
 On a CLI of `WARM_SINCE` or newer the same process speaks stream-json instead: the prompt
 is one user message and the envelope is the last (``result``) line. The request it sends
@@ -32,6 +31,11 @@ SYSTEM_PROMPT = (
     "Do not use tools and do not add commentary."
 )
 NO_HOOKS = json.dumps({"disableAllHooks": True}, separators=(",", ":"))
+# No CLAUDE.md either: the CLI would put the user's ~/.claude/CLAUDE.md (and any found above
+# the scratch directory) into every question, as instructions that override its defaults
+# (checked against Claude Code 2.1.332 and the loopback's log: the variable leaves the
+# prompt alone in the user message, the rest of the request unchanged).
+NO_MEMORY_FILES = {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"}
 
 # `--json-schema` (answer in `structured_output`) is documented for Claude Code 2.1 and
 # seen in the field late in 2.0.x, but no changelog entry pins the release that added it.
@@ -50,7 +54,7 @@ _VERSION_PROBE_S = 15.0
 # request what the plain call sends.
 WARM_SINCE = (2, 1, 332)
 _STREAM_FLAGS = ["--input-format", "stream-json", "--verbose", "--thinking-display", "omitted"]
-_STREAM_ENV = {"CLAUDE_CODE_THINKING_DISPLAY_UPDATES": "0"}
+_STREAM_ENV = {"CLAUDE_CODE_THINKING_DISPLAY_UPDATES": "0", **NO_MEMORY_FILES}
 _SCRATCH = "rose-claude-"
 
 
@@ -96,8 +100,9 @@ class ClaudeBackend:
             else:
                 with tempfile.TemporaryDirectory(prefix=_SCRATCH) as scratch:
                     result = _proc.run(
-                        self.name, argv, stdin=stdin, timeout_s=remaining, cwd=scratch
-                    )
+                        self.name, argv, stdin=stdin, timeout_s=remaining, cwd=scratch,
+                        env=NO_MEMORY_FILES,
+                    )  # fmt: skip
         except BackendTimeout:
             raise BackendTimeout(self.name, timeout_s) from None
         envelope = _envelope(result.stdout, streamed=streaming)
