@@ -20,19 +20,12 @@ import pytest
 from rose.host import hooks
 from rose.judge.calls import Judge, schema_of
 from rose.loop import head_start
-from rose.model import _warm
-from rose.model.claude import WARM_SINCE, ClaudeBackend
+from rose.model.claude import ClaudeBackend
 from rose.model.scripted import ScriptedBackend
-from tests.test_backend_claude import Fake, install_fake
+from tests import test_backend_claude_warm as warm
 from tests.test_backend_claude_warm import asked, started, wait_for
 
-
-@pytest.fixture
-def fake(tmp_path, monkeypatch) -> Fake:
-    fake = install_fake("claude", tmp_path, monkeypatch)
-    monkeypatch.setenv("FAKE_VERSION", ".".join(map(str, WARM_SINCE)))
-    yield fake
-    _warm.dismiss_all(wait_s=5)
+fake = warm.fake  # the fake claude CLI on PATH, new enough to be started ahead
 
 
 def _judge(backend) -> Judge:

@@ -103,20 +103,8 @@ def test_sources_among_agrees_with_sources_of(store: Store):
             lesson("n_src00001", "Port 5433.", family="dev"),
             lesson("n_src00002", "Use make test.", family="dev"),
             lesson("n_src00003", "Styles use tokens.", family="ui"),
-            lesson(
-                "n_mid00001",
-                "Local dev.",
-                family="dev",
-                level=1,
-                derived_from=["n_src00001", "n_src00002"],
-            ),  # fmt: skip
-            lesson(
-                "n_top00001",
-                "Working here.",
-                family="dev",
-                level=2,
-                derived_from=["n_mid00001", "n_src00003"],
-            ),  # fmt: skip
+            lesson("n_mid00001", "Local dev.", level=1, derived_from=["n_src00001", "n_src00002"]),
+            lesson("n_top00001", "Working.", level=2, derived_from=["n_mid00001", "n_src00003"]),
         ]
     )
     ids = ["n_top00001", "n_mid00001", "n_src00001"]
