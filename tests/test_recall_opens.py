@@ -5,7 +5,7 @@ Locks in: when the apexes fit the first level's questions, the rules' records, t
 apexes, their families and every apex in full are read in one open, and the second pass
 and the rendering of what is served need no other; what is served is rendered exactly as
 a fresh read renders it; and the batched read of what each compressed or merged lesson
-was made from (`sources_among`) agrees with the one-lesson form (`sources_of`).
+was made from (`sources_among`) agrees with a walk of each one's subtree.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def test_second_pass_shows_the_first_passs_lessons_in_full(
     assert shown and all(s["body"] == res.rows[s["id"]]["body"] != "" for s in shown)
 
 
-def test_sources_among_agrees_with_sources_of(store: Store):
+def test_sources_among_agrees_with_each_subtree(store: Store):
     store.write(
         [
             lesson("n_src00001", "Port 5433.", family="dev"),
@@ -110,9 +110,14 @@ def test_sources_among_agrees_with_sources_of(store: Store):
     ids = ["n_top00001", "n_mid00001", "n_src00001"]
     with store.graph() as g:
         rows = {r["lesson"]["id"]: r["lesson"] for r in store.lesson_rows(ids, g)}
-        one = {i: sorted(recall_view.sources_of(g.q, rows[i])) for i in ids}
+        one = {
+            i: sorted(r["id"] for r in g.q("subtree", id=i) if r["id"] != i and not r["level"])
+            for i in ids
+        }
+        shared = recall_view.sources_among(g, rows)  # the view renders with it too
         res = recall_mod.RecallResult()
         recall_mod._read_in(store, g, res, ids)
+    assert {i: sorted(shared.get(i, [])) for i in ids} == one
     assert one["n_top00001"] == ["n_src00001", "n_src00002", "n_src00003"]
     assert {i: sorted(res.sources[i]) for i in ids} == one
     assert set(res.rows) == set(ids) and res.shown and "n_top00001" in res.shown

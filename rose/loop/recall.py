@@ -163,15 +163,14 @@ def _read(store: Store, res: RecallResult, ids: list[str]) -> None:
 
 def _read_in(store: Store, g: Any, res: RecallResult, ids: list[str]) -> None:
     """`_read` in the open graph `g`: the rows, the short ids (once) and the level-0
-    lessons below each compressed or merged one (`recall_view.sources_of`, batched)."""
+    lessons below each compressed or merged one (`recall_view.sources_among`)."""
     need = [i for i in dict.fromkeys(ids) if i not in res.rows]
     if not need:
         return
     if res.shown is None:
         res.shown = shortid.shortest(r["id"] for r in g.q("lesson_id_list"))
     rows = {r["lesson"]["id"]: r["lesson"] for r in store.lesson_rows(need, g)}
-    deep = [i for i, row in rows.items() if row.get("level") and row.get("derived_ids")]
-    below = {r["id"]: list(r["sources"]) for r in g.q("sources_among", ids=deep)} if deep else {}
+    below = recall_view.sources_among(g, rows)
     for i, row in rows.items():
         res.rows[i] = row
         res.sources[i] = below.get(i, [])
@@ -256,7 +255,8 @@ def _walk(
     with store.graph() as g:  # one open: the rules' records, the apexes, their families
         given_rules = route.for_selection(store, g.q)
         apex_rows, family_rows = g.q("apexes", scope=""), g.q("families")
-        if not families.needed(store, apex_rows):  # one level: any apex may be served
+        by_family = families.needed(store, apex_rows)
+        if not by_family:  # one level: any apex may be served
             _read_in(store, g, res, [r["id"] for r in apex_rows])
     res.rules = [r.id for r in given_rules]
     rule_text = [r.text() for r in given_rules]
@@ -264,7 +264,7 @@ def _walk(
         res.decisions.append(f"{len(given_rules)} selection rule(s) given to each question")
     apexes = families.stable(apex_rows)
     frontier = apexes
-    if families.needed(store, apexes):
+    if by_family:
         frontier = families.top_level(store, apexes, family_rows, judge)
         n_fam = sum(1 for i in frontier if families.is_family(i))
         res.decisions.append(
@@ -314,13 +314,14 @@ def _second_pass(
         return
     # One open reads the lessons shown, those asked about and the first pass's others, so
     # that rendering what is served needs none (unless the walk goes below an apex).
-    asked = families.stable(items)[: _again_lines(store)]
+    frontier = families.stable(items)
+    asked = frontier[: _again_lines(store)]
     _read(store, res, [*found_ids, *(i["id"] for i in res.chosen),
                        *(i["id"] for i in asked if not families.is_family(i))])  # fmt: skip
     found = _found(res, found_ids, store.config.recall.max_pack_tokens)
     again = walker.Walk(2, store.config.recall.second_look_calls, found=found, rules=rules)
     walker.run(
-        store, prompt, judge, res, families.stable(items), again,
+        store, prompt, judge, res, frontier, again,
         started=started, deadline_s=deadline_s, again=True,
     )  # fmt: skip
     res.second_calls = again.calls

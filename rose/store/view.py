@@ -77,7 +77,7 @@ def item(row: dict, shown: str | None = None, sources: list[str] | None = None) 
 
     `id` stays the full id (the session log records it); `shown` is what the block shows.
     `patch_ids` name the patches its full form carries, for the log to say they were served.
-    `sources` are the level-0 lessons it was compressed or merged from (`sources_of`): while
+    `sources` are the level-0 lessons it was compressed or merged from (`sources_among`): while
     they are all still in a session's context, so is what it says (rose.loop.pack).
     """
     shown = shown or shortid.shortest([row["id"]])[row["id"]]
@@ -101,13 +101,13 @@ def item(row: dict, shown: str | None = None, sources: list[str] | None = None) 
     }
 
 
-def sources_of(read: Any, row: dict) -> list[str]:
-    """The level-0 lessons below `row` (a `lesson_get` row), through `read` (a graph's `q` or
-    a store's `read`): none for a level-0 lesson, and no query for one."""
-    if not row.get("level") or not row.get("derived_ids"):
-        return []
-    below = read("subtree", id=row["id"])
-    return [r["id"] for r in below if r["id"] != row["id"] and not r["level"]]
+def sources_among(g: Any, rows: dict[str, dict]) -> dict[str, list[str]]:
+    """The level-0 lessons below each of `rows` (`lesson_get` rows by id) that was compressed
+    or merged from others, in one statement in the open graph `g` (none when no row is)."""
+    deep = [i for i, row in rows.items() if row.get("level") and row.get("derived_ids")]
+    if not deep:
+        return {}
+    return {r["id"]: list(r["sources"]) for r in g.q("sources_among", ids=deep)}
 
 
 # Tokens the <lesson> wrapper (tags and a short id) adds around a lesson's title and body,
@@ -251,9 +251,8 @@ def build(g: Graph, config: Any, want: dict) -> dict:
             r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=[a["id"] for a in apexes])
         }
         shown = shortid.shortest(r["id"] for r in g.q("lesson_id_list"))
-        lessons = [
-            item(rows[a["id"]], shown.get(a["id"]), sources_of(g.q, rows[a["id"]])) for a in apexes
-        ]
+        below = sources_among(g, rows)
+        lessons = [item(rows[a["id"]], shown.get(a["id"]), below.get(a["id"])) for a in apexes]
         total = tokens.count(block(head, [i["full"] for i in lessons], tail))
     fits = bool(count) and total <= budget
     return {
