@@ -125,6 +125,7 @@ class BackendUnavailable(RoseError):
 class BackendFailed(RoseError):
     def __init__(self, name: str, detail: str):
         self.name = name
+        self.detail = detail
         super().__init__(f"model backend {name!r} failed: {detail}")
 
 

@@ -31,6 +31,8 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in list(os.environ):
         if key.startswith("ROSE_") and key not in ("ROSE_GLOBAL_HOME", "ROSE_GRAPH_ENGINE"):
             monkeypatch.delenv(key, raising=False)
+    # No keeper outlives a test (rose.model._keeper): its own tests turn keeping back on.
+    monkeypatch.setenv("ROSE_KEEP_WARM", "0")
     monkeypatch.chdir(project)
     return project
 

@@ -86,6 +86,9 @@ def test_good_answer_comes_from_structured_output_with_usage(fake):
 
 def test_child_runs_without_hooks_tools_or_session_and_with_rose_child(fake, monkeypatch):
     monkeypatch.setenv("CLAUDECODE", "1")  # as inside a Claude Code session's hook
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "1e863b71-faea-4ebb-bd6e-684c601d6a11")
+    monkeypatch.setenv("CLAUDE_CODE_MESSAGING_SOCKET", "/tmp/cc-socks/10065.sock")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
     ClaudeBackend().complete("relevance", "Is it relevant?", SCHEMA, timeout_s=10)
     call = fake.main_call()
     argv = call["argv"]
@@ -102,6 +105,8 @@ def test_child_runs_without_hooks_tools_or_session_and_with_rose_child(fake, mon
     assert call["rose_child"] == "1"
     assert call["no_claude_mds"] == "1", "the user's CLAUDE.md would instruct the judge"
     assert call["claudecode"] is None, "a nested claude refuses to start with CLAUDECODE set"
+    # no part of the host's session, whose variables would tie it there; the rest is kept
+    assert call["session_vars"] == ["ANTHROPIC_BASE_URL"]
     assert Path(call["cwd"]) != Path.cwd()
     assert not Path(call["cwd"]).exists(), "the scratch directory is removed"
 

@@ -7,12 +7,14 @@ older CLIs, and one whose version cannot be read, keep the plain call and are ne
 started ahead; `prewarm` starts CLIs that a later call with the same argv takes (and only
 such a call), never raises, starts nothing where spawning is refused or no CLI is
 installed, and a spare nobody takes is dismissed by EOF (at exit, or idle) without an
-answer; a taken spare still dies at the deadline.
+answer; a taken spare still dies at the deadline; a call returns at the `result` line,
+and a CLI that lingers after it is killed.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -149,3 +151,21 @@ def test_a_taken_spare_that_hangs_is_killed_at_the_deadline(fake, monkeypatch):
     with pytest.raises(BackendTimeout):
         backend.complete("relevance", "q", SCHEMA, timeout_s=1.5)
     assert time.monotonic() - began < 6
+
+
+def test_the_answer_is_in_hand_at_the_result_line_and_a_lingering_cli_is_killed(fake, monkeypatch):
+    monkeypatch.setenv("FAKE_MODE", "linger")  # the result line, then 30 s before it exits
+    began = time.monotonic()
+    answer = ClaudeBackend().complete("relevance", "q", SCHEMA, timeout_s=20)
+    assert answer.data == ANSWER
+    assert time.monotonic() - began < 5, "the call waited for the CLI to exit"
+    (call,) = asked(fake)
+    wait_for(lambda: not _alive(call["pid"]), timeout_s=_proc._REAP_S + 5)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tests._claude_e2e import claude_binary
@@ -105,3 +108,55 @@ except Exception as exc:  # the loopback has nothing to say to this question: fi
         assert not [r for r in asked if "MARKER-7731" in body_text(r)]
     finally:
         rig.close()
+
+
+def test_a_judge_call_answered_by_a_kept_cli_sends_what_a_fresh_cli_sends(tmp_path: Path) -> None:
+    """A relevance question written to a CLI the keeper started before it (rose.model._keeper)
+    is answered through the real CLI, and the request it sends is the one a CLI started
+    for the call sends (only the ids of the session and the request differ)."""
+    from tests._claude_e2e import Rig, read_jsonl
+
+    rig = Rig(tmp_path, claude_binary(EXPLICIT))
+    run = Path(tempfile.mkdtemp(prefix="rk-", dir="/tmp"))
+    env = {**rig.env, "ROSE_ALLOW_MODEL_SPAWN": "1", "XDG_RUNTIME_DIR": str(run)}
+    env.pop("ROSE_KEEP_WARM", None)
+    script = """
+import sys, time
+from rose.judge.calls import schema_of
+from rose.model import _keeper, claude
+backend, schema = claude.ClaudeBackend(), schema_of("relevance")
+answered = []
+ask = _keeper.ask
+_keeper.ask = lambda *a: answered.append(ask(*a)) or answered[-1]
+if sys.argv[1] == "kept":
+    assert backend.keep_warm(schema, 1, idle_s=60)
+    time.sleep(_keeper.QUIET_S + 3)  # the keeper's CLI starts and sets itself up
+else:
+    __import__("os").environ["ROSE_KEEP_WARM"] = "0"
+try:
+    backend.complete("relevance", "Task: x", schema, timeout_s=60)
+except Exception as exc:  # the loopback has nothing to say to this question: fine here
+    print(type(exc).__name__, file=sys.stderr)
+print("kept" if answered and answered[0] is not None else "own")
+_keeper.stop_all()
+"""
+    try:
+        bodies = {}
+        for form in ("own", "kept"):
+            before = len(read_jsonl(rig.log))
+            cp = subprocess.run(
+                [sys.executable, "-c", script, form], cwd=rig.project, env=env,
+                capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            assert cp.returncode == 0, cp.stderr[-800:]
+            assert cp.stdout.split() == [form], (cp.stdout, cp.stderr[-800:])
+            posts = [r for r in read_jsonl(rig.log)[before:] if r.get("method") == "POST"]
+            assert posts, "the question reached the loopback"
+            seen = [[r.get("path"), {k: v for k, v in r["body"].items() if k != "metadata"}]
+                    for r in posts]  # fmt: skip
+            # each CLI runs in a scratch folder of its own, named at random
+            bodies[form] = re.sub(r"rose-claude-[A-Za-z0-9_]+", "rose-claude-*", json.dumps(seen))
+        assert bodies["kept"] == bodies["own"]
+    finally:
+        rig.close()
+        shutil.rmtree(run, ignore_errors=True)

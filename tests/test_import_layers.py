@@ -29,6 +29,7 @@ SHARED = {
     "rose.atomic",
     "rose.config",
     "rose.config_schema",
+    "rose.detach",
     "rose.errors",
     "rose.events",
     "rose.jsonl",

@@ -80,7 +80,8 @@ def _format(s: dict) -> str:
     if ignored:
         lines.append(f"config     {len(ignored)} setting(s) ignored")
         lines += [f"  {p['message']}" for p in ignored]
-    return "\n".join([*lines, *_jobs_lines(s["jobs"]), *_spend_lines(s["spend"])])
+    jobs = [*_jobs_lines(s["jobs"]), *_kept_lines(s["kept"])]
+    return "\n".join([*lines, *jobs, *_spend_lines(s["spend"])])
 
 
 def _captured_lines(c: dict) -> list[str]:
@@ -119,6 +120,15 @@ def _jobs_lines(jobs: dict) -> list[str]:
     lines = [f"jobs       {counts}" + ("  (`rose jobs` lists them)" if jobs["failed"] else "")]
     lines += [f"  failed {f['id']}: {f['reason']}" for f in jobs["failures"]]
     return lines
+
+
+def _kept_lines(kept: list[dict]) -> list[str]:
+    """The judge's CLIs kept started between prompts, one line a keeper."""
+    return [
+        f"kept       {k['kept']} judge CLI(s) started for the next prompt (pid {k['pid']}; "
+        f"exits after {k['exits_in_s']:.0f} s more without a question, recall.keep_warm_s)"
+        for k in kept
+    ]
 
 
 def _spend_lines(sp: dict) -> list[str]:

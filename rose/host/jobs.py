@@ -94,7 +94,6 @@ ACTIVE = ("queued", "running")
 _ALARM_GRACE_S = 10  # a job outlives a runner that died by at most its deadline plus this
 _RECENT_S = 86400.0  # `rose jobs` shows what finished within a day
 
-_SPAWNED: list[int] = []  # pids of the runners this process started
 _HELD: list[bool] = []  # while non-empty, `submit` only queues (`held`)
 
 
@@ -211,29 +210,12 @@ def _payload_key(payload: Any) -> str:
 
 
 def _spawn_runner(store_dir: StoreDir) -> None:
-    """Start a runner in a session of its own: neither the hook's exit nor a kill of the
-    hook's process group reaches it. posix_spawn rather than Popen: nothing here waits for
-    it, and a long-lived submitter reaps the runners it started on its next submission."""
-    for pid in list(_SPAWNED):
-        try:
-            running = os.waitpid(pid, os.WNOHANG)[0] == 0
-        except ChildProcessError:
-            running = False
-        if not running:
-            _SPAWNED.remove(pid)
-    argv = [sys.executable, "-m", "rose.host.jobs", "drain", str(store_dir.root), store_dir.scope]
-    env = {**os.environ, "ROSE_CHILD": "1"}
-    null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-    try:
-        pid = os.posix_spawn(sys.executable, argv, env, file_actions=null, setsid=True)
-    except NotImplementedError:  # a platform without POSIX_SPAWN_SETSID
-        import subprocess
+    """Start a runner in a session of its own (`rose.detach`): neither the hook's exit nor
+    a kill of the hook's process group reaches it."""
+    from rose import detach
 
-        null_io = subprocess.DEVNULL
-        pid = subprocess.Popen(
-            argv, stdin=null_io, stdout=null_io, stderr=null_io, start_new_session=True, env=env
-        ).pid
-    _SPAWNED.append(pid)
+    argv = detach.python("rose.host.jobs", "drain", str(store_dir.root), store_dir.scope)
+    detach.spawn(argv, {**os.environ, "ROSE_CHILD": "1"})
 
 
 @contextlib.contextmanager

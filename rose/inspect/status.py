@@ -81,8 +81,16 @@ def status(store: Store) -> dict[str, Any]:
             ],
         },
         "jobs": jobs_summary(store.primary),
+        "kept": kept_clis(),
         "spend": spend(store.primary.events),
     }
+
+
+def kept_clis() -> list[dict[str, Any]]:
+    """The judge's CLIs kept started for the next prompt (`recall.keep_warm_s`)."""
+    from rose.model.claude import kept
+
+    return kept()
 
 
 def never_served(g: Any, budget: int) -> list[dict[str, str]]:

@@ -67,6 +67,22 @@ def note(folder: Path, judge: Any, asked: int) -> bool:
     return True
 
 
+def keep(judge: Any, asked: int, idle_s: float) -> bool:
+    """After a recall that asked the model `asked` questions through `judge`, have as many
+    CLIs kept started for the next prompt (`rose.model._keeper`), for `idle_s` seconds
+    without a question; whether a keeper was started. Never raises."""
+    backend = getattr(judge, "backend", None)
+    keep_warm = getattr(backend, "keep_warm", None)
+    if keep_warm is None or asked <= 0 or idle_s <= 0:
+        return False
+    from rose.judge.calls import schema_of
+
+    try:
+        return bool(keep_warm(schema_of(CALL), asked, idle_s))
+    except Exception:  # keeping is only ever a saving
+        return False
+
+
 def read(folder: Path) -> dict[str, Any] | None:
     """The note in `folder` when it passes every check, else None."""
     try:

@@ -6,12 +6,16 @@ suite, report a missing binary the same way and never leave an orphaned model ru
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rose.errors import BackendFailed, BackendTimeout, BackendUnavailable
@@ -54,14 +58,28 @@ def resolve_binary(name: str, binary: str) -> str:
     return path
 
 
-# Set by a running Claude Code session; a `claude` child that inherits it refuses to start
-# ("cannot be launched inside another Claude Code session"), and ROSE runs inside one.
-_PARENT_SESSION_VARS = ("CLAUDECODE",)
+# Set by a running Claude Code session for what it starts. A `claude` child that inherits
+# CLAUDECODE refuses to start ("cannot be launched inside another Claude Code session"),
+# and ROSE runs inside one; the rest tie a child to that session (its id and pid, its
+# messaging socket and token, the folder where it notes the children it started: seen
+# in Claude Code 2.1.332's hook environment). A model call is no part of the user's
+# session, and without them its environment is the same from one session to the next.
+_PARENT_SESSION_VARS = frozenset({
+    "CLAUDECODE",
+    "CLAUDE_CODE_CHILD_NOTES_DIR",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "CLAUDE_CODE_SESSION_ATTENDED",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_PID",
+    "CLAUDE_PROJECT_DIR",
+})  # fmt: skip
 
 
 def child_env() -> dict[str, str]:
     """The parent's environment plus ROSE_CHILD=1 (ROSE's hooks stay quiet in the child),
-    less the variables that mark the parent as a Claude Code session."""
+    less the variables that mark the parent as a Claude Code session or tie the child to it."""
     env = {k: v for k, v in os.environ.items() if k not in _PARENT_SESSION_VARS}
     env["ROSE_CHILD"] = "1"
     return env
@@ -129,8 +147,92 @@ def finish(
     wall_s = time.monotonic() - started
     argv0 = proc.args[0] if isinstance(proc.args, list) else str(proc.args)
     if proc.returncode != 0:
-        raise BackendFailed(name, _failure(argv0, proc.returncode, stderr, stdout))
+        raise BackendFailed(name, failure(argv0, proc.returncode, stderr, stdout))
     return ProcResult(stdout=stdout, stderr=stderr, returncode=proc.returncode, wall_s=wall_s)
+
+
+def finish_at(
+    name: str,
+    proc: subprocess.Popen[str],
+    stdin: str,
+    timeout_s: float,
+    *,
+    started: float,
+    last: Callable[[str], bool],
+) -> ProcResult:
+    """As `finish`, but done at the first stdout line `last` accepts: the answer is in hand
+    and the child's exit (a stream-json CLI spends ~60 ms on it) is left to a reaper, its
+    group killed if it outlives `_REAP_S`. A child that ends without such a line is
+    judged by its exit as `finish` judges it."""
+    lines: queue.Queue[str | None] = queue.Queue()
+    errors: list[str] = []
+    threading.Thread(target=_lines, args=(proc, lines), daemon=True).start()
+    err = threading.Thread(target=_drain, args=(proc, errors), daemon=True)
+    err.start()
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):  # a child that died before reading: its exit says why
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    out: list[str] = []
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                _kill(proc)
+                raise BackendTimeout(name, timeout_s) from None
+            if line is None:
+                break
+            out.append(line)
+            if last(line):
+                wall_s = time.monotonic() - started
+                threading.Thread(target=_reap_late, args=(proc,), daemon=True).start()
+                return ProcResult("".join(out), "", 0, wall_s)
+    except BaseException:
+        if proc.poll() is None:
+            _kill(proc)
+        raise
+    try:
+        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        raise BackendTimeout(name, timeout_s) from None
+    err.join(_REAP_S)
+    stdout, stderr = "".join(out), "".join(errors)
+    argv0 = proc.args[0] if isinstance(proc.args, list) else str(proc.args)
+    if proc.returncode != 0:
+        raise BackendFailed(name, failure(argv0, proc.returncode, stderr, stdout))
+    return ProcResult(stdout, stderr, proc.returncode, time.monotonic() - started)
+
+
+def _lines(proc: subprocess.Popen[str], into: queue.Queue[str | None]) -> None:
+    assert proc.stdout is not None
+    with contextlib.suppress(OSError, ValueError), proc.stdout:
+        for line in proc.stdout:
+            into.put(line)
+    into.put(None)
+
+
+def _drain(proc: subprocess.Popen[str], into: list[str]) -> None:
+    assert proc.stderr is not None
+    with contextlib.suppress(OSError, ValueError), proc.stderr:
+        into.append(proc.stderr.read())
+
+
+def _reap_late(proc: subprocess.Popen[str]) -> None:
+    try:
+        proc.wait(timeout=_REAP_S)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL the group of a child whose pipes threads read (`finish_at`), and reap it."""
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=_REAP_S)
 
 
 def kill_group(proc: subprocess.Popen[str]) -> None:
@@ -149,7 +251,7 @@ def kill_group(proc: subprocess.Popen[str]) -> None:
         proc.wait(timeout=_REAP_S)
 
 
-def _failure(binary: str, code: int, stderr: str, stdout: str) -> str:
+def failure(binary: str, code: int, stderr: str, stdout: str) -> str:
     last = _last_line(stderr) or _last_line(stdout) or "(no output)"
     what = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
     return f"`{os.path.basename(binary)}` {what}: {last[:300]}"

@@ -21,7 +21,7 @@ from typing import Any
 
 from rose.errors import BackendFailed, BackendTimeout, RoseError
 from rose.jsonl import objects as json_lines
-from rose.model import _proc, _warm
+from rose.model import _keeper, _proc, _warm
 from rose.model._schema import check_answer, extract_object, parse_answer
 from rose.model.base import BackendAnswer, Usage
 
@@ -54,7 +54,7 @@ _VERSION_PROBE_S = 15.0
 # request what the plain call sends.
 WARM_SINCE = (2, 1, 332)
 _STREAM_FLAGS = ["--input-format", "stream-json", "--verbose", "--thinking-display", "omitted"]
-_STREAM_ENV = {"CLAUDE_CODE_THINKING_DISPLAY_UPDATES": "0", **NO_MEMORY_FILES}
+STREAM_ENV = {"CLAUDE_CODE_THINKING_DISPLAY_UPDATES": "0", **NO_MEMORY_FILES}
 _SCRATCH = "rose-claude-"
 
 
@@ -133,26 +133,49 @@ class ClaudeBackend:
             if version is None or version < WARM_SINCE:
                 return 0
             argv = self._argv(path, schema, streaming=True)
+            if _keeper.enabled() and _keeper.alive(_keeper.key_for(argv)):
+                return 0  # the keeper's CLIs are started already
             return _warm.fill(tuple(argv), n, _SCRATCH, self._spawner(argv))
         except (RoseError, OSError):
             return 0
 
+    def keep_warm(self, schema: dict[str, Any], n: int, idle_s: float) -> bool:
+        """Have `n` CLIs for questions with `schema` kept started between prompts
+        (`rose.model._keeper`), until none was asked for `idle_s`; whether a keeper was
+        started (none is when one is up already). Never raises."""
+        try:
+            path = _proc.resolve_binary(self.name, self.binary)
+            version = claude_version(path)
+            if version is None or version < WARM_SINCE:
+                return False
+            argv = self._argv(path, schema, streaming=True)
+            return _keeper.launch(self.name, argv, n, idle_s)
+        except (RoseError, OSError):
+            return False
+
     def _streamed(self, argv: list[str], prompt: str, timeout_s: float) -> _proc.ProcResult:
         """One question through a CLI in stream-json: a spare started for this argv if one
-        waits, else a new one; the clock starts as the prompt is written."""
-        spare = _warm.take(tuple(argv)) or _warm.start(_SCRATCH, self._spawner(argv))
+        waits, else one the keeper holds, else a new one; the clock starts as the prompt
+        is written."""
         message = {"type": "user", "message": {"role": "user", "content": prompt}}
+        line = json.dumps(message) + "\n"
+        spare = _warm.take(tuple(argv))
+        if spare is None and _keeper.enabled():
+            kept = _keeper.ask(self.name, _keeper.key_for(argv), line, timeout_s)
+            if kept is not None:
+                return kept
+        spare = spare or _warm.start(_SCRATCH, self._spawner(argv))
         try:
-            return _proc.finish(
-                self.name, spare.proc, json.dumps(message) + "\n", timeout_s,
-                started=time.monotonic(),
+            return _proc.finish_at(
+                self.name, spare.proc, line, timeout_s,
+                started=time.monotonic(), last=is_result,
             )  # fmt: skip
         finally:
             spare.close()
 
     def _spawner(self, argv: list[str]) -> _warm.Spawner:
         def spawn(scratch: str) -> subprocess.Popen[str]:
-            return _proc.spawn(self.name, argv, cwd=scratch, env=_STREAM_ENV)
+            return _proc.spawn(self.name, argv, cwd=scratch, env=STREAM_ENV)
 
         return spawn
 
@@ -184,6 +207,15 @@ class ClaudeBackend:
         return argv
 
 
+def kept() -> list[dict[str, Any]]:
+    """The CLIs kept started between prompts on this machine, one entry a keeper (its pid,
+    how many wait, seconds idle, seconds before it exits)."""
+    try:
+        return _keeper.status_all()
+    except OSError:
+        return []
+
+
 def _for_cli(schema: dict[str, Any]) -> dict[str, Any]:
     # Newer CLIs reject a `$schema` dialect they do not register; the shape is what matters.
     return {key: value for key, value in schema.items() if key != "$schema"}
@@ -200,6 +232,16 @@ def _envelope(stdout: str, *, streamed: bool = False) -> dict[str, Any]:
             f"(is this Claude Code?): {stdout.strip()[:200]!r}",
         )
     return envelope
+
+
+def is_result(line: str) -> bool:
+    """Whether a stream-json line is the result: the last the answer needs."""
+    if '"result"' not in line:
+        return False
+    try:
+        return json.loads(line).get("type") == "result"
+    except (ValueError, AttributeError):
+        return False
 
 
 def _result_line(stdout: str) -> dict[str, Any] | None:

@@ -1,0 +1,223 @@
+"""The keeper: relevance CLIs kept started between prompts by a process of their own.
+
+Locks in: a keeper started after a model-decided prompt holds CLIs started under the
+call's exact argv and environment, and the next call is answered by one of them (and
+`prewarm` leaves the starting to it); a call with another argv is not; once quiet it
+starts as many as the last prompt asked (within `MAX_KEPT`); idle, it dismisses its CLIs
+without asking the model and leaves no process and no socket; killed, its CLIs exit on
+their own and the next call starts its own; a question past its deadline times out and
+its CLI is killed; a CLI's failure reads as a direct call's; CLIs that keep dying end the
+keeper; ROSE_KEEP_WARM=0, `keep_warm_s` 0 or a socket folder another user could reach
+keep nothing; recall has one started once the model decided a prompt; `rose status`
+shows each keeper, and `stop_all` ends them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rose.errors import BackendFailed, BackendTimeout
+from rose.model import _keeper
+from rose.model.claude import ClaudeBackend
+from tests.test_backend_claude import ANSWER, SCHEMA
+from tests.test_backend_claude_warm import asked, calls, started, wait_for
+from tests.test_backend_claude_warm import fake as warm_fake
+
+fake = warm_fake
+
+
+@pytest.fixture(autouse=True)
+def keeping(monkeypatch):
+    """Keeping on, its sockets in a short folder of this test's own; every keeper ended."""
+    run = Path(tempfile.mkdtemp(prefix="rk-", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.delenv("ROSE_KEEP_WARM", raising=False)
+    yield run
+    _keeper.stop_all()
+    folder = run / f"rose-{os.getuid()}"
+    wait_for(lambda: not list(folder.glob("*.sock")) if folder.exists() else True, 15)
+    shutil.rmtree(run, ignore_errors=True)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:  # a zombie waiting for its parent to reap it is gone too
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except OSError:
+        return True
+
+
+def _sockets(run: Path) -> list[Path]:
+    return list((run / f"rose-{os.getuid()}").glob("*.sock"))
+
+
+def test_a_kept_cli_answers_the_next_call_and_the_used_ones_are_started_again(fake, keeping):
+    backend = ClaudeBackend()
+    assert backend.keep_warm(SCHEMA, 2, idle_s=30)
+    wait_for(lambda: len(started(fake)) == 2)
+    assert not backend.keep_warm(SCHEMA, 2, idle_s=30), "one is up already"
+    kept = {c["pid"] for c in started(fake)}
+    (keeper,) = {c["ppid"] for c in started(fake)}
+    assert keeper != os.getpid(), "the CLIs are the keeper's, not this process's"
+    assert backend.prewarm(SCHEMA, 2) == 0, "the keeper's CLIs are started already"
+
+    answers: list = []
+    threads = [
+        threading.Thread(
+            target=lambda: answers.append(backend.complete("relevance", "q", SCHEMA, timeout_s=10))
+        )
+        for _ in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [a.data for a in answers] == [ANSWER, ANSWER]
+    assert {c["pid"] for c in asked(fake)} == kept, "each question went to a kept CLI"
+    assert all(c["cwd"] is None or "rose-claude-" in c["cwd"] for c in asked(fake))
+    # once quiet, as many as were asked are started again, by the keeper
+    wait_for(lambda: len(started(fake)) == 4)
+    assert {c["ppid"] for c in started(fake)} == {keeper}
+    time.sleep(_keeper.QUIET_S + 0.3)
+    assert len(started(fake)) == 4, "no more than the last prompt asked"
+
+
+def test_a_call_with_another_argv_starts_its_own_cli(fake):
+    assert ClaudeBackend(model="haiku").keep_warm(SCHEMA, 1, idle_s=30)
+    wait_for(lambda: len(started(fake)) == 1)
+    (kept,) = started(fake)
+    answer = ClaudeBackend().complete("relevance", "q", SCHEMA, timeout_s=10)
+    assert answer.data == ANSWER
+    (call,) = asked(fake)
+    assert call["pid"] != kept["pid"] and call["ppid"] == os.getpid()
+
+
+def test_another_environment_is_another_key(monkeypatch):
+    argv = ["claude", "-p"]
+    here = _keeper.key_for(argv)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+    assert _keeper.key_for(argv) != here, "a CLI started for another endpoint must not answer"
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    monkeypatch.setenv("OLDPWD", "/elsewhere")
+    assert _keeper.key_for(argv) == here, "the shell's last folder changes nothing in a call"
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "1e863b71-faea-4ebb-bd6e-684c601d6a11")
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", "/tmp/elsewhere")
+    assert _keeper.key_for(argv) == here, "the next session's prompts find the same keeper"
+
+
+def test_a_stopped_keeper_dismisses_its_clis(fake, keeping):
+    assert ClaudeBackend().keep_warm(SCHEMA, 1, idle_s=30)
+    wait_for(lambda: len(started(fake)) == 1)
+    assert _keeper.stop_all() == 1
+    wait_for(lambda: not _sockets(keeping), 15)
+    wait_for(lambda: _gone(started(fake)[0]["pid"]), 15)
+    assert _keeper.stop_all() == 0
+
+
+def test_an_idle_keeper_dismisses_its_clis_and_leaves_nothing(fake, keeping):
+    assert ClaudeBackend().keep_warm(SCHEMA, 2, idle_s=1.5)
+    wait_for(lambda: len(started(fake)) == 2)
+    pids = [c["pid"] for c in started(fake)]
+    wait_for(lambda: not _sockets(keeping), 15)
+    wait_for(lambda: all(_gone(p) for p in pids), 15)
+    dismissed = [c for c in calls(fake) if "message" in c and c["message"] is None]
+    assert sorted(c["pid"] for c in dismissed) == sorted(pids), "dismissed by EOF"
+    assert asked(fake) == [], "a dismissed CLI never asks the model"
+
+
+def test_a_killed_keepers_clis_exit_and_the_next_call_starts_its_own(fake, keeping):
+    assert ClaudeBackend().keep_warm(SCHEMA, 2, idle_s=30)
+    wait_for(lambda: len(started(fake)) == 2)
+    pids = [c["pid"] for c in started(fake)]
+    os.kill(started(fake)[0]["ppid"], signal.SIGKILL)
+    wait_for(lambda: all(_gone(p) for p in pids), 15)
+    assert _sockets(keeping), "a killed keeper leaves its socket behind"
+    answer = ClaudeBackend().complete("relevance", "q", SCHEMA, timeout_s=10)
+    assert answer.data == ANSWER
+    (call,) = asked(fake)
+    assert call["ppid"] == os.getpid()
+    assert not _sockets(keeping), "the stale socket is cleared for the next keeper"
+
+
+def test_a_question_past_its_deadline_times_out_and_its_cli_is_killed(fake, monkeypatch):
+    monkeypatch.setenv("FAKE_MODE", "slow")
+    assert ClaudeBackend().keep_warm(SCHEMA, 1, idle_s=30)
+    wait_for(lambda: len(started(fake)) == 1)
+    (kept,) = started(fake)
+    t0 = time.monotonic()
+    with pytest.raises(BackendTimeout):
+        ClaudeBackend().complete("relevance", "q", SCHEMA, timeout_s=1.0)
+    assert time.monotonic() - t0 < 1.0 + _keeper._GRACE_S + 1
+    assert asked(fake)[0]["pid"] == kept["pid"]
+    wait_for(lambda: _gone(kept["pid"]), 10)
+
+
+def test_a_failing_cli_reads_as_a_direct_calls_failure(fake, monkeypatch):
+    monkeypatch.setenv("FAKE_MODE", "fail")
+    assert ClaudeBackend().keep_warm(SCHEMA, 1, idle_s=30)
+    wait_for(lambda: len(started(fake)) == 1)
+    with pytest.raises(BackendFailed, match="Invalid API key"):
+        ClaudeBackend().complete("relevance", "q", SCHEMA, timeout_s=10)
+    assert asked(fake)[0]["ppid"] != os.getpid(), "the kept CLI was asked"
+
+
+def test_clis_that_keep_dying_end_the_keeper(fake, keeping, monkeypatch):
+    monkeypatch.setenv("FAKE_MODE", "die-early")
+    assert ClaudeBackend().keep_warm(SCHEMA, 1, idle_s=60)
+    wait_for(lambda: len(started(fake)) >= 1)
+    wait_for(lambda: not _sockets(keeping), 15)
+    assert len(started(fake)) <= _keeper._DEAD_STARTS + 1, "no loop of starts"
+
+
+@pytest.mark.parametrize("how", ["switch", "zero", "folder"])
+def test_keeping_off_keeps_nothing(fake, keeping, monkeypatch, how):
+    if how == "switch":
+        monkeypatch.setenv("ROSE_KEEP_WARM", "0")
+    elif how == "folder":  # another user could reach a socket in it
+        folder = keeping / f"rose-{os.getuid()}"
+        folder.mkdir(mode=0o700)
+        folder.chmod(0o777)
+    idle = 0 if how == "zero" else 30
+    assert not ClaudeBackend().keep_warm(SCHEMA, 2, idle_s=idle)
+    time.sleep(_keeper.QUIET_S + 0.3)
+    assert started(fake) == [] and _sockets(keeping) == []
+
+
+def test_recall_has_a_keeper_started_once_the_model_decided(fake, keeping, monkeypatch):
+    from rose.judge.calls import Judge
+    from rose.loop import head_start
+
+    monkeypatch.setenv("FAKE_ANSWER", json.dumps({"verdicts": []}))
+    judge = Judge(ClaudeBackend(), cache_path=None, events_path=None)
+    assert not head_start.keep(judge, 0, 600), "nothing asked: nothing to keep"
+    assert head_start.keep(judge, 2, 600)
+    wait_for(lambda: len(started(fake)) == 2)
+    assert not head_start.keep(judge, 2, 600)
+
+
+def test_status_shows_what_is_kept(fake, keeping, store):
+    from typer.testing import CliRunner
+
+    from rose.cli import app
+
+    assert "\nkept " not in CliRunner().invoke(app, ["status"]).output
+    assert ClaudeBackend().keep_warm(SCHEMA, 2, idle_s=30)
+    wait_for(lambda: len(started(fake)) == 2)
+    (keeper,) = {c["ppid"] for c in started(fake)}
+    wait_for(lambda: [k["kept"] for k in _keeper.status_all()] == [2])
+    (kept,) = json.loads(CliRunner().invoke(app, ["status", "--json"]).output)["kept"]
+    assert kept["pid"] == keeper and kept["kept"] == 2 and 0 < kept["exits_in_s"] <= 30
+    text = CliRunner().invoke(app, ["status"]).output
+    assert f"kept       2 judge CLI(s) started for the next prompt (pid {keeper};" in text
