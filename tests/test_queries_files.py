@@ -509,7 +509,10 @@ def test_no_cypher_is_written_in_python():
 
 
 def test_only_the_engine_module_imports_the_engine():
-    pattern = re.compile(r"^\s*(import|from)\s+(kuzu|ladybug)\b", re.M)
+    pattern = re.compile(
+        r"^\s*(import|from)\s+(kuzu|ladybug)\b|(import_module|_import)\(\s*[\"'](kuzu|ladybug)\b",
+        re.M,
+    )
     importers = sorted(
         str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py") if pattern.search(p.read_text())
     )
