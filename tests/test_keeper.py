@@ -221,3 +221,53 @@ def test_status_shows_what_is_kept(fake, keeping, store):
     assert kept["pid"] == keeper and kept["kept"] == 2 and 0 < kept["exits_in_s"] <= 30
     text = CliRunner().invoke(app, ["status"]).output
     assert f"kept       2 judge CLI(s) started for the next prompt (pid {keeper};" in text
+
+
+def _note(folder: Path, keep: tuple[int, float]) -> dict:
+    from rose.judge.calls import Judge
+    from rose.loop import head_start
+
+    head_start.note(folder, Judge(ClaudeBackend(), cache_path=None, events_path=None), 2, keep)
+    return json.loads((folder / head_start.NAME).read_text())
+
+
+def test_the_note_says_what_a_sessions_start_keeps(fake, tmp_path):
+    from rose.loop import head_start
+
+    folder = tmp_path / "judge-cache"
+    assert "keep" not in _note(folder, (3, 0)), "keep_warm_s 0: nothing to keep"
+    note = _note(folder, (5, 600))
+    schema = note["schema"]
+    assert note["keep"] == {"n": 3, "idle_s": 600, "key": ClaudeBackend().keep_key(schema)}
+    for bad in ({"n": 9}, {"n": True}, {"idle_s": -1}, {"idle_s": "600"}, "all"):
+        broken = {**note, "keep": {**note["keep"], **bad} if isinstance(bad, dict) else bad}
+        (folder / head_start.NAME).write_text(json.dumps(broken))
+        data = head_start.read(folder)
+        assert data is not None and data["keep"] is None, "the head start stands, unkept"
+        assert not head_start.keep_ahead(folder)
+
+
+def test_a_sessions_start_has_the_last_prompts_clis_kept(fake, keeping, tmp_path, monkeypatch):
+    from rose.host import hooks
+    from rose.loop import head_start
+
+    monkeypatch.setenv("FAKE_ANSWER", json.dumps({"verdicts": []}))
+    root = tmp_path / "store" / ".rose"
+    folder = root / "judge-cache"
+    _note(folder, (2, 30))
+    payload = {"session_id": "s1", "source": "startup", "hook_event_name": "SessionStart"}
+    for fits in (True, False):  # a view the budget holds asks no model: nothing is kept
+        (root / "recall-view.json").write_text(
+            json.dumps({"enabled": True, "empty": False, "fits": fits, "lessons": []})
+        )
+        hooks._session_start(payload, [(str(root), "project")])
+        if fits:
+            time.sleep(_keeper.QUIET_S + 0.5)
+            assert started(fake) == [] and _sockets(keeping) == []
+    wait_for(lambda: len(started(fake)) == 2)
+    assert {c["ppid"] for c in started(fake)} != {os.getpid()}
+    assert not head_start.keep_ahead(folder), "the keeper for the note's key is up"
+    answer = ClaudeBackend().complete("relevance", "q", json.loads(
+        (folder / head_start.NAME).read_text())["schema"], timeout_s=10)  # fmt: skip
+    assert answer.data == {"verdicts": []}
+    assert asked(fake)[0]["pid"] in {c["pid"] for c in started(fake)[:2]}

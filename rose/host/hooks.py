@@ -156,6 +156,12 @@ def _session_start(payload: dict, roots) -> None:
     _with_session(roots, payload, reset)
     if roots and payload.get("source") in ("clear", "compact"):
         sessions.append(roots[0][0], session_id(payload), "compact", source=payload["source"])
+    view = _view_file(roots) if roots else None
+    if view is not None and view.get("enabled", True) and not _servable(view):
+        # the model will decide this session's prompts: its CLIs are kept from now on
+        from rose.loop import head_start
+
+        head_start.keep_ahead(StoreDir(Path(roots[0][0]), roots[0][1]).judge_cache)
 
 
 def _pre_compact(payload: dict, roots) -> None:
@@ -218,14 +224,18 @@ def _session_end(payload: dict, roots) -> None:
 
 def _read_view(roots) -> tuple[dict | None, bool]:
     """The last complete recall view (written whole, by rename) and whether it is current."""
+    view = _view_file(roots)
+    return (view, _current(view, roots)) if view is not None else (None, False)
+
+
+def _view_file(roots) -> dict | None:
+    """The last complete recall view, unchecked (None when missing or unreadable)."""
     try:
         with open(os.path.join(roots[0][0], "recall-view.json"), encoding="utf-8") as fh:
             view = json.load(fh)
     except (OSError, ValueError):
-        return None, False
-    if not isinstance(view, dict):
-        return None, False
-    return view, _current(view, roots)
+        return None
+    return view if isinstance(view, dict) else None
 
 
 def _current(view: dict, roots) -> bool:

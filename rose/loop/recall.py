@@ -217,9 +217,10 @@ def recall(
         _walk(store, prompt, judge, res, started, deadline_s)
     except RoseError as exc:
         return _degrade(res, store, budget, _short(exc))
+    asked = res.calls + res.second_calls  # the CLIs the next prompt may find kept started
     with contextlib.suppress(OSError):  # the next prompt's head start: only ever a saving
-        head_start.note(store.primary.judge_cache, judge, res.first_level)
-    head_start.keep(judge, res.calls + res.second_calls, rc.keep_warm_s)
+        head_start.note(store.primary.judge_cache, judge, res.first_level, (asked, rc.keep_warm_s))
+    head_start.keep(judge, asked, rc.keep_warm_s)
     rank = {v.id: (_ORDER.get(v.verdict, 9), v.pass_no) for v in res.verdicts}
     picked = sorted(res.chosen, key=lambda item: (*rank.get(item["id"], (9, 9)), -item["level"]))
     room = _room(view, budget)

@@ -209,6 +209,21 @@ def launch(name: str, argv: list[str], n: int, idle_s: float) -> bool:
     return True
 
 
+def launch_later(model: str | None, schema: dict[str, Any], n: int, idle_s: float) -> bool:
+    """Start a keeper that works out its own argv (the claude backend's, for `model` and
+    `schema`), for a caller that must not wait for the CLI's version probe (a session's
+    start); it exits at once if a keeper for that argv is up. Whether one was started."""
+    if not enabled() or idle_s <= 0 or n <= 0 or folder() is None:
+        return False
+    _proc.ensure_spawn_allowed("claude")
+    spec = {"name": "claude", "model": model, "schema": schema, "n": min(n, MAX_KEPT),
+            "idle_s": idle_s}  # fmt: skip
+    from rose import detach
+
+    detach.spawn(detach.python("rose.model._keeper", json.dumps(spec)), _proc.child_env())
+    return True
+
+
 def _stream_env() -> dict[str, str]:
     from rose.model.claude import STREAM_ENV
 
@@ -319,8 +334,32 @@ class Keeper:
             spare.dismiss().join(_warm.REAP_S + 1)
 
 
+def _placed(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """`spec` with its argv and socket: a spec from `launch_later` has neither yet, and its
+    output goes to the log beside the socket from here on. None: nothing to keep (no CLI
+    new enough, no folder) or a keeper for that argv is up."""
+    if "argv" in spec:
+        return spec
+    from rose.model.claude import ClaudeBackend
+
+    argv = ClaudeBackend(model=spec.get("model")).stream_argv(spec["schema"])
+    path = address(key_for(argv)) if argv is not None else None
+    if argv is None or path is None or path.exists():
+        return None
+    log = os.open(path.with_suffix(".log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    return {**spec, "argv": argv, "socket": str(path)}
+
+
 def serve(spec: dict[str, Any]) -> int:
-    """Run a keeper for `spec` (from `launch`) until it is idle; its exit code."""
+    """Run a keeper for `spec` (from `launch` or `launch_later`) until it is idle; its exit
+    code."""
+    placed = _placed(spec)
+    if placed is None:
+        return 0
+    spec = placed
     path = Path(spec["socket"])
     lock = open(_lock_path(path), "a+b")  # noqa: SIM115 - held for the keeper's life
     try:

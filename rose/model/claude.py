@@ -128,11 +128,9 @@ class ClaudeBackend:
         none, and the call itself reports why."""
         try:
             _proc.ensure_spawn_allowed(self.name)
-            path = _proc.resolve_binary(self.name, self.binary)
-            version = claude_version(path)
-            if version is None or version < WARM_SINCE:
+            argv = self.stream_argv(schema)
+            if argv is None:
                 return 0
-            argv = self._argv(path, schema, streaming=True)
             if _keeper.enabled() and _keeper.alive(_keeper.key_for(argv)):
                 return 0  # the keeper's CLIs are started already
             return _warm.fill(tuple(argv), n, _SCRATCH, self._spawner(argv))
@@ -144,14 +142,28 @@ class ClaudeBackend:
         (`rose.model._keeper`), until none was asked for `idle_s`; whether a keeper was
         started (none is when one is up already). Never raises."""
         try:
-            path = _proc.resolve_binary(self.name, self.binary)
-            version = claude_version(path)
-            if version is None or version < WARM_SINCE:
-                return False
-            argv = self._argv(path, schema, streaming=True)
-            return _keeper.launch(self.name, argv, n, idle_s)
+            argv = self.stream_argv(schema)
+            return argv is not None and _keeper.launch(self.name, argv, n, idle_s)
         except (RoseError, OSError):
             return False
+
+    def keep_key(self, schema: dict[str, Any]) -> str | None:
+        """The key of the CLIs a keeper would hold for questions with `schema` (None: no CLI
+        that can be kept). Never raises."""
+        try:
+            argv = self.stream_argv(schema)
+        except (RoseError, OSError):
+            return None
+        return _keeper.key_for(argv) if argv is not None else None
+
+    def stream_argv(self, schema: dict[str, Any]) -> list[str] | None:
+        """The argv of a stream-json call with `schema` (None: the installed CLI is too old
+        for one, or its version cannot be read); raises BackendUnavailable without a CLI."""
+        path = _proc.resolve_binary(self.name, self.binary)
+        version = claude_version(path)
+        if version is None or version < WARM_SINCE:
+            return None
+        return self._argv(path, schema, streaming=True)
 
     def _streamed(self, argv: list[str], prompt: str, timeout_s: float) -> _proc.ProcResult:
         """One question through a CLI in stream-json: a spare started for this argv if one
@@ -205,6 +217,20 @@ class ClaudeBackend:
         if self.model:
             argv += ["--model", self.model]
         return argv
+
+
+def keep_later(
+    model: str | None, schema: dict[str, Any], n: int, idle_s: float, key: str | None
+) -> bool:
+    """Have a keeper hold `n` CLIs for `model` and `schema` unless the one for `key` (from
+    `ClaudeBackend.keep_key`) is up, without waiting for the CLI's version probe: the
+    keeper works out its argv itself. Whether one was started. Never raises."""
+    try:
+        if key and _keeper.alive(key):
+            return False
+        return _keeper.launch_later(model, schema, n, idle_s)
+    except (RoseError, OSError):
+        return False
 
 
 def kept() -> list[dict[str, Any]]:
