@@ -15,7 +15,9 @@ broken install). Its CLIs read their stdin from it, so killed however it is kill
 see EOF and exit without asking the model. Only its owner can reach it: the socket lives
 in a folder of the user's own, mode 0700 (`folder`). A question reaches a keeper only
 when its argv and environment are the keeper's (`key`); otherwise the backend starts its
-own CLI as before. `ROSE_KEEP_WARM=0` turns keeping off.
+own CLI as before. A session's start uses `launch_later`: the keeper works out its argv
+itself, so the start waits for no version probe. `status_all` and `stop_all` ask every
+keeper of the user what it holds, or to end. `ROSE_KEEP_WARM=0` turns keeping off.
 """
 
 from __future__ import annotations
