@@ -195,16 +195,16 @@ def test_keeping_off_keeps_nothing(fake, keeping, monkeypatch, how):
     assert started(fake) == [] and _sockets(keeping) == []
 
 
-def test_recall_has_a_keeper_started_once_the_model_decided(fake, keeping, monkeypatch):
-    from rose.judge.calls import Judge
+def test_recall_has_a_keeper_started_once_the_model_decided(fake, keeping, tmp_path):
     from rose.loop import head_start
 
-    monkeypatch.setenv("FAKE_ANSWER", json.dumps({"verdicts": []}))
-    judge = Judge(ClaudeBackend(), cache_path=None, events_path=None)
-    assert not head_start.keep(judge, 0, 600), "nothing asked: nothing to keep"
-    assert head_start.keep(judge, 2, 600)
+    folder = tmp_path / "judge-cache"  # as recall ends: the note, then the keeper from it
+    _note(folder, (0, 600))
+    assert not head_start.keep_ahead(folder), "nothing asked: nothing to keep"
+    _note(folder, (2, 600))
+    assert head_start.keep_ahead(folder)
     wait_for(lambda: len(started(fake)) == 2)
-    assert not head_start.keep(judge, 2, 600)
+    assert not head_start.keep_ahead(folder)
 
 
 def test_status_shows_what_is_kept(fake, keeping, store):

@@ -72,22 +72,6 @@ def note(folder: Path, judge: Any, asked: int, keep: tuple[int, float] = (0, 0.0
     return True
 
 
-def keep(judge: Any, asked: int, idle_s: float) -> bool:
-    """After a recall that asked the model `asked` questions through `judge`, have as many
-    CLIs kept started for the next prompt (`rose.model._keeper`), for `idle_s` seconds
-    without a question; whether a keeper was started. Never raises."""
-    backend = getattr(judge, "backend", None)
-    keep_warm = getattr(backend, "keep_warm", None)
-    if keep_warm is None or asked <= 0 or idle_s <= 0:
-        return False
-    from rose.judge.calls import schema_of
-
-    try:
-        return bool(keep_warm(schema_of(CALL), asked, idle_s))
-    except Exception:  # keeping is only ever a saving
-        return False
-
-
 def read(folder: Path) -> dict[str, Any] | None:
     """The note in `folder` when it passes every check, else None."""
     try:
@@ -120,19 +104,20 @@ def _count(n: Any, most: int) -> bool:
 
 
 def keep_ahead(folder: Path) -> bool:
-    """At a session's start, have the CLIs the note in `folder` says the last prompt asked
-    kept started for this session's first prompt (`rose.model._keeper`); whether a keeper
-    was started. It works out its argv itself, so the session's start waits for no CLI.
-    Never raises."""
+    """Have the CLIs the note in `folder` says the last prompt asked kept started for the
+    next one (`rose.model._keeper`), unless the keeper of the note's key is up: at a
+    prompt's end, once recall has noted, and at a session's start. Whether a keeper was
+    started. It works out its argv itself, so nothing here waits for a CLI. Never raises."""
     data = read(folder)
     kept = (data or {}).get("keep")
     if data is None or not kept:
         return False
-    from rose.model.claude import keep_later
+    from rose.model.claude import ClaudeBackend
 
     key = kept.get("key") if isinstance(kept.get("key"), str) else None
     try:
-        return keep_later(data["model"], data["schema"], kept["n"], kept["idle_s"], key)
+        backend = ClaudeBackend(model=data["model"])
+        return backend.keep_warm(data["schema"], kept["n"], kept["idle_s"], key)
     except Exception:  # keeping is only ever a saving
         return False
 

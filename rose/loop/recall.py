@@ -220,7 +220,7 @@ def recall(
     asked = res.calls + res.second_calls  # the CLIs the next prompt may find kept started
     with contextlib.suppress(OSError):  # the next prompt's head start: only ever a saving
         head_start.note(store.primary.judge_cache, judge, res.first_level, (asked, rc.keep_warm_s))
-    head_start.keep(judge, asked, rc.keep_warm_s)
+    head_start.keep_ahead(store.primary.judge_cache)
     rank = {v.id: (_ORDER.get(v.verdict, 9), v.pass_no) for v in res.verdicts}
     picked = sorted(res.chosen, key=lambda item: (*rank.get(item["id"], (9, 9)), -item["level"]))
     room = _room(view, budget)

@@ -15,8 +15,8 @@ broken install). Its CLIs read their stdin from it, so killed however it is kill
 see EOF and exit without asking the model. Only its owner can reach it: the socket lives
 in a folder of the user's own, mode 0700 (`folder`). A question reaches a keeper only
 when its argv and environment are the keeper's (`key`); otherwise the backend starts its
-own CLI as before. A session's start uses `launch_later`: the keeper works out its argv
-itself, so the start waits for no version probe. `status_all` and `stop_all` ask every
+own CLI as before. The keeper works out its argv itself, so neither a prompt's end nor a
+session's start waits for the CLI's version probe. `status_all` and `stop_all` ask every
 keeper of the user what it holds, or to end. `ROSE_KEEP_WARM=0` turns keeping off.
 """
 
@@ -192,29 +192,12 @@ def _lock_path(path: Path) -> Path:
     return path.with_suffix(".lock")
 
 
-def launch(name: str, argv: list[str], n: int, idle_s: float) -> bool:
-    """Start a keeper for `argv` (n CLIs, gone after `idle_s` without a question) unless
-    one is up; whether one was started. It runs in a session of its own with the
+def launch(model: str | None, schema: dict[str, Any], n: int, idle_s: float) -> bool:
+    """Start a keeper of `n` CLIs for the claude backend's calls with `model` and `schema`,
+    gone after `idle_s` without a question; whether one was started. The keeper works out
+    its argv itself (the CLI's version probe is its own, off the caller's path) and exits
+    at once if a keeper for that argv is up. It runs in a session of its own with the
     environment the backend's calls get, its output to a log beside its socket."""
-    if not enabled() or idle_s <= 0 or n <= 0:
-        return False
-    _proc.ensure_spawn_allowed(name)
-    path = address(key_for(argv))
-    if path is None or path.exists():
-        return False
-    spec = {"name": name, "argv": argv, "n": min(n, MAX_KEPT), "idle_s": idle_s,
-            "socket": str(path)}  # fmt: skip
-    from rose import detach
-
-    me = detach.python("rose.model._keeper", json.dumps(spec))
-    detach.spawn(me, _proc.child_env(), output=str(path.with_suffix(".log")))
-    return True
-
-
-def launch_later(model: str | None, schema: dict[str, Any], n: int, idle_s: float) -> bool:
-    """Start a keeper that works out its own argv (the claude backend's, for `model` and
-    `schema`), for a caller that must not wait for the CLI's version probe (a session's
-    start); it exits at once if a keeper for that argv is up. Whether one was started."""
     if not enabled() or idle_s <= 0 or n <= 0 or folder() is None:
         return False
     _proc.ensure_spawn_allowed("claude")
@@ -250,7 +233,9 @@ class Keeper:
         self.stop = threading.Event()
 
     def _start(self) -> _warm.Spare:
-        return _warm.start("rose-claude-", lambda d: _proc.spawn(self.name, self.argv, cwd=d,
+        from rose.model.claude import SCRATCH
+
+        return _warm.start(SCRATCH, lambda d: _proc.spawn(self.name, self.argv, cwd=d,
                                                                   env=self.env))  # fmt: skip
 
     def take(self) -> _warm.Spare:
@@ -337,11 +322,9 @@ class Keeper:
 
 
 def _placed(spec: dict[str, Any]) -> dict[str, Any] | None:
-    """`spec` with its argv and socket: a spec from `launch_later` has neither yet, and its
-    output goes to the log beside the socket from here on. None: nothing to keep (no CLI
-    new enough, no folder) or a keeper for that argv is up."""
-    if "argv" in spec:
-        return spec
+    """`spec` (from `launch`) with its argv and socket, its output going to the log beside
+    the socket from here on. None: nothing to keep (no CLI new enough, no folder) or a
+    keeper for that argv is up."""
     from rose.model.claude import ClaudeBackend
 
     argv = ClaudeBackend(model=spec.get("model")).stream_argv(spec["schema"])
@@ -356,8 +339,7 @@ def _placed(spec: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def serve(spec: dict[str, Any]) -> int:
-    """Run a keeper for `spec` (from `launch` or `launch_later`) until it is idle; its exit
-    code."""
+    """Run a keeper for `spec` (from `launch`) until it is idle; its exit code."""
     placed = _placed(spec)
     if placed is None:
         return 0

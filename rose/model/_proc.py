@@ -144,11 +144,17 @@ def finish(
     finally:
         if proc.poll() is None:  # an exception other than the timeout (e.g. KeyboardInterrupt)
             kill_group(proc)
-    wall_s = time.monotonic() - started
-    argv0 = proc.args[0] if isinstance(proc.args, list) else str(proc.args)
+    return _judged(name, proc, stdout, stderr, started)
+
+
+def _judged(
+    name: str, proc: subprocess.Popen[str], stdout: str, stderr: str, started: float
+) -> ProcResult:
+    """What an exited child printed, or BackendFailed when it exited other than with 0."""
     if proc.returncode != 0:
+        argv0 = proc.args[0] if isinstance(proc.args, list) else str(proc.args)
         raise BackendFailed(name, failure(argv0, proc.returncode, stderr, stdout))
-    return ProcResult(stdout=stdout, stderr=stderr, returncode=proc.returncode, wall_s=wall_s)
+    return ProcResult(stdout, stderr, proc.returncode, time.monotonic() - started)
 
 
 def finish_at(
@@ -199,11 +205,7 @@ def finish_at(
         _kill(proc)
         raise BackendTimeout(name, timeout_s) from None
     err.join(_REAP_S)
-    stdout, stderr = "".join(out), "".join(errors)
-    argv0 = proc.args[0] if isinstance(proc.args, list) else str(proc.args)
-    if proc.returncode != 0:
-        raise BackendFailed(name, failure(argv0, proc.returncode, stderr, stdout))
-    return ProcResult(stdout, stderr, proc.returncode, time.monotonic() - started)
+    return _judged(name, proc, "".join(out), "".join(errors), started)
 
 
 def _lines(proc: subprocess.Popen[str], into: queue.Queue[str | None]) -> None:

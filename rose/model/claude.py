@@ -55,7 +55,7 @@ _VERSION_PROBE_S = 15.0
 WARM_SINCE = (2, 1, 332)
 _STREAM_FLAGS = ["--input-format", "stream-json", "--verbose", "--thinking-display", "omitted"]
 STREAM_ENV = {"CLAUDE_CODE_THINKING_DISPLAY_UPDATES": "0", **NO_MEMORY_FILES}
-_SCRATCH = "rose-claude-"
+SCRATCH = "rose-claude-"
 
 
 def schema_contract(schema: dict[str, Any]) -> str:
@@ -98,7 +98,7 @@ class ClaudeBackend:
             if streaming:
                 result = self._streamed(argv, stdin, remaining)
             else:
-                with tempfile.TemporaryDirectory(prefix=_SCRATCH) as scratch:
+                with tempfile.TemporaryDirectory(prefix=SCRATCH) as scratch:
                     result = _proc.run(
                         self.name, argv, stdin=stdin, timeout_s=remaining, cwd=scratch,
                         env=NO_MEMORY_FILES,
@@ -133,17 +133,22 @@ class ClaudeBackend:
                 return 0
             if _keeper.enabled() and _keeper.alive(_keeper.key_for(argv)):
                 return 0  # the keeper's CLIs are started already
-            return _warm.fill(tuple(argv), n, _SCRATCH, self._spawner(argv))
+            return _warm.fill(tuple(argv), n, SCRATCH, self._spawner(argv))
         except (RoseError, OSError):
             return 0
 
-    def keep_warm(self, schema: dict[str, Any], n: int, idle_s: float) -> bool:
+    def keep_warm(
+        self, schema: dict[str, Any], n: int, idle_s: float, key: str | None = None
+    ) -> bool:
         """Have `n` CLIs for questions with `schema` kept started between prompts
         (`rose.model._keeper`), until none was asked for `idle_s`; whether a keeper was
-        started (none is when one is up already). Never raises."""
+        started (none is when the one for `key`, `keep_key`'s, is up already). Given the
+        key, nothing here waits for the CLI's version probe. Never raises."""
         try:
-            argv = self.stream_argv(schema)
-            return argv is not None and _keeper.launch(self.name, argv, n, idle_s)
+            key = key or self.keep_key(schema)
+            if key is None or _keeper.alive(key):
+                return False
+            return _keeper.launch(self.model, schema, n, idle_s)
         except (RoseError, OSError):
             return False
 
@@ -176,7 +181,7 @@ class ClaudeBackend:
             kept = _keeper.ask(self.name, _keeper.key_for(argv), line, timeout_s)
             if kept is not None:
                 return kept
-        spare = spare or _warm.start(_SCRATCH, self._spawner(argv))
+        spare = spare or _warm.start(SCRATCH, self._spawner(argv))
         try:
             return _proc.finish_at(
                 self.name, spare.proc, line, timeout_s,
@@ -217,20 +222,6 @@ class ClaudeBackend:
         if self.model:
             argv += ["--model", self.model]
         return argv
-
-
-def keep_later(
-    model: str | None, schema: dict[str, Any], n: int, idle_s: float, key: str | None
-) -> bool:
-    """Have a keeper hold `n` CLIs for `model` and `schema` unless the one for `key` (from
-    `ClaudeBackend.keep_key`) is up, without waiting for the CLI's version probe: the
-    keeper works out its argv itself. Whether one was started. Never raises."""
-    try:
-        if key and _keeper.alive(key):
-            return False
-        return _keeper.launch_later(model, schema, n, idle_s)
-    except (RoseError, OSError):
-        return False
 
 
 def kept() -> list[dict[str, Any]]:
