@@ -102,7 +102,10 @@ class Subprocesses:
         self._hook("session-end", session, hook_event_name="SessionEnd", reason="exit", **where)
         self.ended += 1
         deadline = time.monotonic() + 90
-        while self._ends() < self.ended:  # the detached job's work, all of it
+        # the detached job's work, all of it, and every job the Stop before it started (the
+        # in-process loop runs them all at once; a prompt after one still running could
+        # miss a judgement it cached: seen under heavy load)
+        while self._ends() < self.ended or not self._quiet():
             assert time.monotonic() < deadline, "the SessionEnd job did not finish"
             time.sleep(0.1)
         calls, spent = self.tally.take()
