@@ -4,8 +4,11 @@ start (tens of milliseconds) on the prompt's path.
 Locks in: when the apexes fit the first level's questions, the rules' records, the
 apexes, their families and every apex in full are read in one open, and the second pass
 and the rendering of what is served need no other; what is served is rendered exactly as
-a fresh read renders it; and the batched read of what each compressed or merged lesson
-was made from (`sources_among`) agrees with a walk of each one's subtree.
+a fresh read renders it; past one level, what each level asks about is read on a side
+thread while the model answers, so nothing more is opened after the walk (and a side read
+that fails is left to the read that needs it); and the batched read of what each
+compressed or merged lesson was made from (`sources_among`) agrees with a walk of each
+one's subtree.
 """
 
 from __future__ import annotations
@@ -43,8 +46,8 @@ def opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return made
 
 
-def _world_store(store: Store, world: World, n: int) -> None:
-    topics = list(world.topics)
+def _world_store(store: Store, world: World, n: int, topics_n: int | None = None) -> None:
+    topics = list(world.topics)[:topics_n]
     nodes = []
     for i in range(n):
         topic = topics[i % len(topics)]
@@ -132,3 +135,76 @@ def test_the_rows_read_are_reused_not_read_again(store: Store, opens: list[str],
     assert len(opens) == before
     assert recall_mod._materialise(store, res, [{"id": "n_once00001"}])[0]["full"]
     assert len(opens) == before
+
+
+@pytest.fixture
+def opened_by(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The thread of each graph open made from here on."""
+    import threading
+
+    made: list[str] = []
+    real = facade.open_graph
+
+    @contextmanager
+    def naming(path, *args, **kwargs):
+        made.append(threading.current_thread().name)
+        with real(path, *args, **kwargs) as g:
+            yield g
+
+    monkeypatch.setattr(facade, "open_graph", naming)
+    return made
+
+
+def test_a_family_walk_reads_what_it_asks_about_while_the_model_answers(
+    store: Store, monkeypatch: pytest.MonkeyPatch, opened_by: list[str]
+):
+    """Past one level, the lessons each level asks about are read on a side thread during
+    its questions: the second pass and the rendering of what is served open nothing more."""
+    monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "5")
+    monkeypatch.setenv("ROSE_RECALL_APEX_CHUNKS", "1")
+    monkeypatch.setenv("ROSE_RECALL_SECOND_LOOK", "always")
+    world = World.generate(0)
+    _world_store(store, world, 24, topics_n=6)  # six families of four
+    monkeypatch.setenv("ROSE_RECALL_MAX_PACK_TOKENS", str(store.view()["total_tokens"] // 3))
+    opened = Store.open()
+    opened.view()
+    del opened_by[:]
+    judge = Judge(SimulatedBackend(world), cache_path=None, events_path=None)
+    res = recall_mod.recall(opened, world.tasks[0].prompt, judge=judge)
+    assert not res.degraded and res.calls >= 2 and res.second_calls == 1, res.decisions
+    assert any(c["id"].startswith("family:") for c in res.rounds[0]), res.rounds
+    assert res.chosen and all("full" in i for i in res.chosen)
+    main = [t for t in opened_by if t != "rose-read-ahead"]
+    assert len(main) == 1, opened_by  # the walk's first open, and no other on the prompt's path
+    assert "rose-read-ahead" in opened_by
+    offered = {c["id"] for r in res.rounds for c in r if not c["id"].startswith("family:")}
+    assert offered <= set(res.rows)
+
+
+def test_a_read_ahead_that_fails_is_left_to_the_read_that_needs_it(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    from rose.errors import StoreLocked
+
+    store.write([lesson("n_ahead0001", "Read ahead.", family="dev")])
+    res = recall_mod.RecallResult()
+    calls: list[list[str]] = []
+
+    def locked(store_, res_, ids):
+        calls.append(ids)
+        raise StoreLocked(Path("graph.kuzu"), "another process", 1.0, "locked")
+
+    monkeypatch.setattr(recall_mod, "_read", locked)
+    recall_mod.read_ahead(store, res, ["n_ahead0001"])()  # the wait returns: nothing raised
+    assert calls == [["n_ahead0001"]] and "n_ahead0001" not in res.rows
+
+    def broken(store_, res_, ids):
+        raise ValueError("a bug, not a locked store")
+
+    monkeypatch.setattr(recall_mod, "_read", broken)
+    wait = recall_mod.read_ahead(store, res, ["n_ahead0001"])
+    with pytest.raises(ValueError, match="a bug"):
+        wait()
+    monkeypatch.undo()
+    recall_mod.read_ahead(store, res, ["n_ahead0001"])()
+    assert res.rows["n_ahead0001"]["body"] == "Read ahead."

@@ -66,6 +66,8 @@ def run(
 ) -> None:
     """Walk from `frontier` (each item a lesson row or a family item) until nothing is left
     to open or `walk.budget` is spent. `again`: the frontier was judged by the first pass."""
+    from rose.loop.recall import read_ahead
+
     rc = store.config.recall
     before = {v.id: v.depth for v in res.verdicts} if again else {}
     depth = {i["id"]: before.get(i["id"], 0) for i in frontier}  # a second look goes no deeper
@@ -85,7 +87,13 @@ def run(
             return
         if walk.ahead:
             prewarm(judge, len(asked) + walk.ahead)
-        answers = _ask(judge, prompt, asked, walk)
+        # the rows of the lessons asked about are read while the model answers
+        lessons = [i["id"] for c in asked for i in c if not families.is_family(i)]
+        wait = read_ahead(store, res, lessons)
+        try:
+            answers = _ask(judge, prompt, asked, walk)
+        finally:
+            wait()
         walk.calls += len(asked)
         walk.levels.append(len(asked))
         failed = [a for a in answers if isinstance(a, RoseError)]
