@@ -167,8 +167,9 @@ def read_ahead(store: Store, res: RecallResult, ids: list[str]) -> Callable[[], 
     """Start `_read` of `ids` on a thread while the caller waits on the model; returns the
     wait for it. Whatever the walk chooses among them is then rendered, and shown to a
     second pass, without an open of the graph after the walk (measured at 1,000 lessons,
-    19 prompts each: the median hook ~60 ms faster). A read that fails is left to the `_read` that needs it, which
-    fails as before; until the wait returns, only this thread touches `res`'s rows."""
+    19 prompts each: the median hook ~60 ms faster). A read that fails is left to the
+    `_read` that needs it, which fails as before; until the wait returns, only this thread
+    touches `res`'s rows."""
     need = [i for i in ids if i not in res.rows]
     if not need:
         return lambda: None
