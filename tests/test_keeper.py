@@ -9,7 +9,8 @@ their own and the next call starts its own; a question past its deadline times o
 its CLI is killed; a CLI's failure reads as a direct call's; CLIs that keep dying end the
 keeper; ROSE_KEEP_WARM=0, `keep_warm_s` 0 or a socket folder another user could reach
 keep nothing; recall has one started once the model decided a prompt; `rose status`
-shows each keeper, and `stop_all` ends them.
+shows each keeper, and `stop_all` ends them; a keeper past `MAX_KEEPERS` stops the one
+idle longest.
 """
 
 from __future__ import annotations
@@ -115,6 +116,19 @@ def test_another_environment_is_another_key(monkeypatch):
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "1e863b71-faea-4ebb-bd6e-684c601d6a11")
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", "/tmp/elsewhere")
     assert _keeper.key_for(argv) == here, "the next session's prompts find the same keeper"
+
+
+def test_a_new_keeper_past_the_cap_stops_the_one_idle_longest(fake, keeping, monkeypatch):
+    pids = []
+    for n in range(_keeper.MAX_KEEPERS + 1):  # each its own environment: its own key
+        monkeypatch.setenv("ROSE_TEST_TERMINAL", str(n))
+        assert ClaudeBackend().keep_warm(SCHEMA, 1, idle_s=30)
+        wait_for(lambda n=n: len(started(fake)) == n + 1)
+        pids.append(started(fake)[-1]["ppid"])
+        time.sleep(0.3)  # the first is idle longest
+    wait_for(lambda: len(_sockets(keeping)) == _keeper.MAX_KEEPERS, 15)
+    wait_for(lambda: _gone(pids[0]), 15)
+    assert sorted(r["pid"] for r in _keeper.status_all()) == sorted(pids[1:])
 
 
 def test_a_stopped_keeper_dismisses_its_clis(fake, keeping):

@@ -41,6 +41,7 @@ from rose.model import _proc, _warm
 
 QUIET_S = 1.0  # after the last answer, so long before the CLIs used are started again
 MAX_KEPT = 3  # CLIs kept at most: each holds ~170 MB of memory while it waits
+MAX_KEEPERS = 2  # keepers up at once for one user: a new one stops the one idle longest
 _CONNECT_S = 0.5
 _GRACE_S = 2.0  # a reply later than the question's deadline by this much: the keeper hung
 _DEAD_STARTS = 3  # CLIs in a row ending before asked: the keeper gives up
@@ -148,9 +149,16 @@ def status_all() -> list[dict[str, Any]]:
 
 
 def _tell_all(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [reply for _, reply in _tell_each(request)]
+
+
+def _tell_each(request: dict[str, Any], skip: Path | None = None) -> list[tuple[Path, dict]]:
+    """Each keeper's socket (but `skip`) with its reply to `request`."""
     base = folder()
     replies = []
     for path in sorted(base.glob("judge-*.sock")) if base else []:
+        if path == skip:
+            continue
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(_CONNECT_S)
             try:
@@ -164,8 +172,29 @@ def _tell_all(request: dict[str, Any]) -> list[dict[str, Any]]:
             except ValueError:
                 continue
         if isinstance(reply, dict):
-            replies.append(reply)
+            replies.append((path, reply))
     return replies
+
+
+def _make_room(mine: Path) -> None:
+    """Stop the keepers idle longest until, with this one, at most `MAX_KEEPERS` are up:
+    each environment that asks (a terminal of its own, another endpoint) has a keeper of
+    its own, and none may hold the memory of its CLIs past that."""
+    others = [(p, r) for p, r in _tell_each({"status": True}, skip=mine) if "kept" in r]
+    others.sort(key=lambda pr: (not pr[1].get("busy"), float(pr[1].get("idle_s") or 0)))
+    others.reverse()  # one answering a question now goes last
+    for path, reply in others[: max(0, len(others) - (MAX_KEEPERS - 1))]:
+        _say(f"stopping keeper {reply.get('pid')}: more than {MAX_KEEPERS} keepers are up")
+        _tell_one(path, {"stop": True})
+
+
+def _tell_one(path: Path, request: dict[str, Any]) -> None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock, contextlib.suppress(OSError):
+        sock.settimeout(_CONNECT_S)
+        sock.connect(str(path))
+        sock.sendall(json.dumps(request).encode() + b"\n")
+        sock.shutdown(socket.SHUT_WR)
+        _read_all(sock)
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -361,6 +390,7 @@ def serve(spec: dict[str, Any]) -> int:
         os.umask(old)
     server.listen(16)
     server.settimeout(0.2)
+    _make_room(path)
     signal.signal(signal.SIGTERM, lambda *_: keeper.stop.set())
     tender = threading.Thread(target=keeper.tend, daemon=True)
     tender.start()
