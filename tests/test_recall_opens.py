@@ -13,6 +13,7 @@ one's subtree.
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,13 +33,13 @@ pytestmark = pytest.mark.graph
 
 @pytest.fixture
 def opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The graph opens made from here on, by the database each opened."""
+    """The graph opens made from here on, by the thread that made each."""
     made: list[str] = []
     real = facade.open_graph
 
     @contextmanager
     def counting(path, *args, **kwargs):
-        made.append(str(path))
+        made.append(threading.current_thread().name)
         with real(path, *args, **kwargs) as g:
             yield g
 
@@ -137,26 +138,8 @@ def test_the_rows_read_are_reused_not_read_again(store: Store, opens: list[str],
     assert len(opens) == before
 
 
-@pytest.fixture
-def opened_by(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The thread of each graph open made from here on."""
-    import threading
-
-    made: list[str] = []
-    real = facade.open_graph
-
-    @contextmanager
-    def naming(path, *args, **kwargs):
-        made.append(threading.current_thread().name)
-        with real(path, *args, **kwargs) as g:
-            yield g
-
-    monkeypatch.setattr(facade, "open_graph", naming)
-    return made
-
-
 def test_a_family_walk_reads_what_it_asks_about_while_the_model_answers(
-    store: Store, monkeypatch: pytest.MonkeyPatch, opened_by: list[str]
+    store: Store, monkeypatch: pytest.MonkeyPatch, opens: list[str]
 ):
     """Past one level, the lessons each level asks about are read on a side thread during
     its questions: the second pass and the rendering of what is served open nothing more."""
@@ -168,15 +151,15 @@ def test_a_family_walk_reads_what_it_asks_about_while_the_model_answers(
     monkeypatch.setenv("ROSE_RECALL_MAX_PACK_TOKENS", str(store.view()["total_tokens"] // 3))
     opened = Store.open()
     opened.view()
-    del opened_by[:]
+    del opens[:]
     judge = Judge(SimulatedBackend(world), cache_path=None, events_path=None)
     res = recall_mod.recall(opened, world.tasks[0].prompt, judge=judge)
     assert not res.degraded and res.calls >= 2 and res.second_calls == 1, res.decisions
     assert any(c["id"].startswith("family:") for c in res.rounds[0]), res.rounds
     assert res.chosen and all("full" in i for i in res.chosen)
-    main = [t for t in opened_by if t != "rose-read-ahead"]
-    assert len(main) == 1, opened_by  # the walk's first open, and no other on the prompt's path
-    assert "rose-read-ahead" in opened_by
+    main = [t for t in opens if t != "rose-read-ahead"]
+    assert len(main) == 1, opens  # the walk's first open, and no other on the prompt's path
+    assert "rose-read-ahead" in opens
     offered = {c["id"] for r in res.rounds for c in r if not c["id"].startswith("family:")}
     assert offered <= set(res.rows)
 
