@@ -282,10 +282,10 @@ def _nodes(folder: str, scope: str, old: dict, out: Survey) -> None:
         except FileNotFoundError:  # removed while listed: skip it, as if listed after
             names, found = _present(names, fd)
             joined = "\0".join(names)
-        # Filled a column at a time: two appends per file cost ~5 ms a scan at 10,000 lessons.
-        flat = array("q", bytes(16 * len(found)))
-        flat[0::2] = array("q", [st.st_mtime_ns for st in found])
-        flat[1::2] = array("q", [st.st_size for st in found])
+        flat = array("q")
+        for st in found:
+            flat.append(st.st_mtime_ns)
+            flat.append(st.st_size)
         stats = flat.tobytes()
         out.folders[folder] = ("node", scope, ident, listed, joined, dirs, stats)
         prior = old.get(folder)
