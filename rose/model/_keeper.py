@@ -140,40 +140,38 @@ def ask(name: str, k: str, line: str, timeout_s: float) -> _proc.ProcResult | No
 
 def stop_all() -> int:
     """Ask every keeper of this user to dismiss its CLIs and exit; how many were asked."""
-    return sum(1 for reply in _tell_all({"stop": True}) if reply.get("stopped"))
+    return sum(1 for _, reply in _tell_each({"stop": True}) if reply.get("stopped"))
 
 
 def status_all() -> list[dict[str, Any]]:
     """What each keeper of this user holds: its pid, CLIs kept, seconds idle and left."""
-    return [reply for reply in _tell_all({"status": True}) if "kept" in reply]
-
-
-def _tell_all(request: dict[str, Any]) -> list[dict[str, Any]]:
-    return [reply for _, reply in _tell_each(request)]
+    return [reply for _, reply in _tell_each({"status": True}) if "kept" in reply]
 
 
 def _tell_each(request: dict[str, Any], skip: Path | None = None) -> list[tuple[Path, dict]]:
     """Each keeper's socket (but `skip`) with its reply to `request`."""
     base = folder()
-    replies = []
-    for path in sorted(base.glob("judge-*.sock")) if base else []:
-        if path == skip:
-            continue
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(_CONNECT_S)
-            try:
-                sock.connect(str(path))
-                sock.sendall(json.dumps(request).encode() + b"\n")
-                sock.shutdown(socket.SHUT_WR)
-                reply = json.loads(_read_all(sock) or b"null")
-            except OSError:
-                _clear_stale(path)
-                continue
-            except ValueError:
-                continue
-        if isinstance(reply, dict):
-            replies.append((path, reply))
-    return replies
+    paths = sorted(base.glob("judge-*.sock")) if base else []
+    told = [(path, _tell(path, request)) for path in paths if path != skip]
+    return [(path, reply) for path, reply in told if reply is not None]
+
+
+def _tell(path: Path, request: dict[str, Any]) -> dict | None:
+    """The reply of the keeper at `path` to `request`; None when there is none (a socket
+    nobody listens on is cleared once its lock is free)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(_CONNECT_S)
+        try:
+            sock.connect(str(path))
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            sock.shutdown(socket.SHUT_WR)
+            reply = json.loads(_read_all(sock) or b"null")
+        except OSError:
+            _clear_stale(path)
+            return None
+        except ValueError:
+            return None
+    return reply if isinstance(reply, dict) else None
 
 
 def _make_room(mine: Path) -> None:
@@ -181,20 +179,12 @@ def _make_room(mine: Path) -> None:
     each environment that asks (a terminal of its own, another endpoint) has a keeper of
     its own, and none may hold the memory of its CLIs past that."""
     others = [(p, r) for p, r in _tell_each({"status": True}, skip=mine) if "kept" in r]
-    others.sort(key=lambda pr: (not pr[1].get("busy"), float(pr[1].get("idle_s") or 0)))
-    others.reverse()  # one answering a question now goes last
+    # idle longest first; one answering a question now goes last
+    others.sort(key=lambda pr: (not pr[1].get("busy"), float(pr[1].get("idle_s") or 0)),
+                reverse=True)  # fmt: skip
     for path, reply in others[: max(0, len(others) - (MAX_KEEPERS - 1))]:
         _say(f"stopping keeper {reply.get('pid')}: more than {MAX_KEEPERS} keepers are up")
-        _tell_one(path, {"stop": True})
-
-
-def _tell_one(path: Path, request: dict[str, Any]) -> None:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock, contextlib.suppress(OSError):
-        sock.settimeout(_CONNECT_S)
-        sock.connect(str(path))
-        sock.sendall(json.dumps(request).encode() + b"\n")
-        sock.shutdown(socket.SHUT_WR)
-        _read_all(sock)
+        _tell(path, {"stop": True})
 
 
 def _read_all(sock: socket.socket) -> bytes:
