@@ -21,17 +21,23 @@ import pytest
 
 from tests._e2e_rig import LoopbackRig, read_jsonl
 
-DEFAULT_CODEX = "/tmp/codex171/node_modules/.bin/codex"
 INSTALL = "npm install --prefix /tmp/codex171 @openai/codex@0.171.0"
 MODEL = "gpt-5.2-codex"  # a name only: the loopback answers whatever is asked
 
 
 def codex_binary(explicit: str | None) -> str:
-    """The CLI to test ($ROSE_E2E_CODEX, else /tmp/codex171), or skip saying how to get one."""
-    path = explicit or DEFAULT_CODEX
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        pytest.skip(f"no Codex binary at {path} (set ROSE_E2E_CODEX, or `{INSTALL}`)")
-    return path
+    """The CLI that $ROSE_E2E_CODEX names, or skip saying how to run the test.
+
+    Only a CLI named explicitly is tested: the README's suite stays fast and skips these
+    tests, and CI's end-to-end step runs them against the version it installs."""
+    if explicit and os.path.isfile(explicit) and os.access(explicit, os.X_OK):
+        return explicit
+    if explicit:
+        pytest.skip(f"no Codex binary at {explicit} ($ROSE_E2E_CODEX; `{INSTALL}`)")
+    pytest.skip(
+        f"runs with ROSE_E2E_CODEX=<path to codex> (`{INSTALL}`, then "
+        "ROSE_E2E_CODEX=/tmp/codex171/node_modules/.bin/codex; see e2e/README.md)"
+    )
 
 
 def provider_config(port: int) -> str:

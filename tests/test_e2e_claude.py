@@ -5,9 +5,9 @@ HOME and project, `rose init` / `rose add` / `rose install --scope project`, the
 `claude -p`. Proves the `<rose-memory>` block (with the lesson text) is in the body of
 POST /v1/messages and was not there before ROSE was wired, that SessionStart,
 UserPromptSubmit, Stop and SessionEnd all ran without a logged error, and that a resumed
-session carries the block once. Skipped unless a `claude` binary is at $ROSE_E2E_CLAUDE,
-/tmp/cc332 or /tmp/cc (`npm install --prefix /tmp/cc332 @anthropic-ai/claude-code@2.1.332`;
-see tests/_claude_e2e.py). This test spawns `claude` itself, not through ROSE's
+session carries the block once. Skipped unless $ROSE_E2E_CLAUDE names a `claude` binary
+(`npm install --prefix /tmp/cc332 @anthropic-ai/claude-code@2.1.332`; CI's end-to-end step
+sets it; see tests/_claude_e2e.py). This test spawns `claude` itself, not through ROSE's
 model backends; the real HOME is never used (conftest points HOME at tmp_path, and the
 script builds the CLI's environment from scratch under its own temporary directory).
 """

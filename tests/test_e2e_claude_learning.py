@@ -26,8 +26,7 @@ The scenarios, in order, each building on the last (one test, since they share a
 
 Scenario 4 of issue 16 (a second turn re-injects nothing) is Codex's. The prompt hook's
 wall time, read off the CLI's transcript, is printed (with -n 0), not asserted. Skipped
-unless a Claude Code CLI is at $ROSE_E2E_CLAUDE, /tmp/cc332 or /tmp/cc (see
-tests/_claude_e2e.py).
+unless $ROSE_E2E_CLAUDE names a Claude Code CLI (see tests/_claude_e2e.py).
 """
 
 from __future__ import annotations

@@ -35,8 +35,7 @@ line), and by the rollout's clock the time from a turn's start to its prompt bei
 not asserted. In these runs the detached job has compressed the lesson before the resumed
 turn of scenario 4, so that turn's recall chose the compression, which counts as in context
 because the original it was made from is (tests/test_pack_made_from_in_context.py).
-Skipped unless a codex binary is at $ROSE_E2E_CODEX or /tmp/codex171/node_modules/.bin/codex
-(see tests/_codex_e2e.py).
+Skipped unless $ROSE_E2E_CODEX names a codex binary (see tests/_codex_e2e.py).
 """
 
 from __future__ import annotations

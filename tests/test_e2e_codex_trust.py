@@ -4,9 +4,8 @@ uninstall` its config.toml holds no trust record of ROSE's.
 
 Runs the real `codex` (0.171) in a temporary HOME and project: `rose install` as a user
 would, then asks `codex app-server` itself (a JSON-RPC exchange written here, independent
-of ROSE's client) for hooks/list. Skipped unless a codex binary is at $ROSE_E2E_CODEX or
-/tmp/codex171/node_modules/.bin/codex (`npm install --prefix /tmp/codex171
-@openai/codex@0.171.0`). Nothing reaches a network: install, hooks/list and
+of ROSE's client) for hooks/list. Skipped unless $ROSE_E2E_CODEX names a codex binary
+(`npm install --prefix /tmp/codex171 @openai/codex@0.171.0`; CI's end-to-end step sets it). Nothing reaches a network: install, hooks/list and
 config/batchWrite make no model request.
 """
 
@@ -22,24 +21,15 @@ from pathlib import Path
 import pytest
 
 import rose as rose_pkg
+from tests._codex_e2e import codex_binary
 
-DEFAULT_CODEX = "/tmp/codex171/node_modules/.bin/codex"
 # read at import: conftest's autouse fixture deletes every ROSE_* variable before a test runs
-CODEX = os.environ.get("ROSE_E2E_CODEX") or DEFAULT_CODEX
-
-
-def _codex() -> str:
-    if not (os.path.isfile(CODEX) and os.access(CODEX, os.X_OK)):
-        pytest.skip(
-            f"no Codex binary at {CODEX} (set ROSE_E2E_CODEX, or "
-            "`npm install --prefix /tmp/codex171 @openai/codex@0.171.0`)"
-        )
-    return CODEX
+EXPLICIT = os.environ.get("ROSE_E2E_CODEX")
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    codex = _codex()
+    codex = codex_binary(EXPLICIT)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ROSE_", "CODEX_"))}
     path = [os.path.dirname(codex), os.path.dirname(sys.executable), env.get("PATH", "")]
     env.update({"HOME": str(tmp_path / "home"), "PATH": os.pathsep.join(path)})
@@ -66,7 +56,7 @@ def listed(env: dict[str, str], cwd: Path) -> list[dict]:
     """hooks/list from the real `codex app-server`, one request at a time (it exits at EOF
     without answering what is still queued)."""
     proc = subprocess.Popen(
-        [CODEX, "app-server"],
+        [codex_binary(EXPLICIT), "app-server"],
         cwd=cwd,
         env=env,
         stdin=subprocess.PIPE,
