@@ -5,8 +5,9 @@ uninstall` its config.toml holds no trust record of ROSE's.
 Runs the real `codex` (0.171) in a temporary HOME and project: `rose install` as a user
 would, then asks `codex app-server` itself (a JSON-RPC exchange written here, independent
 of ROSE's client) for hooks/list. Skipped unless $ROSE_E2E_CODEX names a codex binary
-(`npm install --prefix /tmp/codex171 @openai/codex@0.171.0`; CI's end-to-end step sets it). Nothing reaches a network: install, hooks/list and
-config/batchWrite make no model request.
+(`npm install --prefix /tmp/codex171 @openai/codex@0.171.0`; CI's end-to-end step sets
+it). Nothing reaches a network: install, hooks/list and config/batchWrite make no model
+request.
 """
 
 from __future__ import annotations
