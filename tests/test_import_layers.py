@@ -33,6 +33,7 @@ SHARED = {
     "rose.errors",
     "rose.events",
     "rose.jsonl",
+    "rose.kept",
     "rose.models",
     "rose.prompt_files",
     "rose.redact",

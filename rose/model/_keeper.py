@@ -22,33 +22,28 @@ keeper of the user what it holds, or to end. `ROSE_KEEP_WARM=0` turns keeping of
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import signal
 import socket
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from rose import kept
 from rose.errors import BackendFailed, BackendTimeout
 from rose.model import _proc, _warm
 
 QUIET_S = 1.0  # after the last answer, so long before the CLIs used are started again
 MAX_KEPT = 3  # CLIs kept at most: each holds ~170 MB of memory while it waits
 MAX_KEEPERS = 2  # keepers up at once for one user: a new one stops the one idle longest
-_CONNECT_S = 0.5
 _GRACE_S = 2.0  # a reply later than the question's deadline by this much: the keeper hung
 _DEAD_STARTS = 3  # CLIs in a row ending before asked: the keeper gives up
 _BURSTS = 4  # the keeper keeps as many CLIs as the most any of this many prompts asked
-# Variables that differ between two hooks of one session and change nothing in a call.
-_VOLATILE = frozenset({"PWD", "OLDPWD", "SHLVL", "_"})
-_MAX_REPLY = 16 * 1024 * 1024
+KIND = "judge"  # the sockets' prefix in the folder (`rose.kept`)
 
 
 def enabled() -> bool:
@@ -56,24 +51,14 @@ def enabled() -> bool:
 
 
 def folder() -> Path | None:
-    """The user's own folder for keepers' sockets, made if missing; None when it cannot be
-    made or is not the user's alone (another user could then reach the CLIs)."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
-    path = Path(base) / f"rose-{os.getuid()}"
-    try:
-        path.mkdir(mode=0o700, exist_ok=True)
-        st = path.lstat()
-    except OSError:
-        return None
-    if not path.is_dir() or path.is_symlink() or st.st_uid != os.getuid() or st.st_mode & 0o077:
-        return None
-    return path
+    """The user's own folder for keepers' sockets (`rose.kept.folder`)."""
+    return kept.folder()
 
 
 def key(argv: list[str], env: dict[str, str]) -> str:
     """What a keeper's CLIs are a function of: the argv and the environment they get."""
-    kept = sorted((k, v) for k, v in env.items() if k not in _VOLATILE)
-    blob = json.dumps([argv, kept], separators=(",", ":"))
+    items = sorted((k, v) for k, v in env.items() if k not in kept.VOLATILE)
+    blob = json.dumps([argv, items], separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
@@ -84,11 +69,7 @@ def key_for(argv: list[str]) -> str:
 
 def address(k: str) -> Path | None:
     """The socket of the keeper for key `k` (None: no folder, or a path too long to bind)."""
-    base = folder()
-    if base is None:
-        return None
-    path = base / f"judge-{k}.sock"
-    return path if len(os.fsencode(path)) < 100 else None
+    return kept.address(KIND, k)
 
 
 def alive(k: str) -> bool:
@@ -109,17 +90,17 @@ def ask(name: str, k: str, line: str, timeout_s: float) -> _proc.ProcResult | No
         return None
     started = time.monotonic()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(min(_CONNECT_S, timeout_s))
+        sock.settimeout(min(kept.CONNECT_S, timeout_s))
         try:
             sock.connect(str(path))
         except OSError:  # a keeper that died: its socket is left behind
-            _clear_stale(path)
+            kept.clear_stale(path)
             return None
         sock.settimeout(timeout_s + _GRACE_S)
         try:
             sock.sendall(json.dumps({"line": line, "timeout_s": timeout_s}).encode() + b"\n")
             sock.shutdown(socket.SHUT_WR)
-            raw = _read_all(sock)
+            raw = kept.read_all(sock)
         except TimeoutError:
             raise BackendTimeout(name, timeout_s) from None
         except OSError:
@@ -140,75 +121,12 @@ def ask(name: str, k: str, line: str, timeout_s: float) -> _proc.ProcResult | No
 
 def stop_all() -> int:
     """Ask every keeper of this user to dismiss its CLIs and exit; how many were asked."""
-    return sum(1 for _, reply in _tell_each({"stop": True}) if reply.get("stopped"))
+    return sum(1 for _, reply in kept.tell_each(KIND, {"stop": True}) if reply.get("stopped"))
 
 
 def status_all() -> list[dict[str, Any]]:
     """What each keeper of this user holds: its pid, CLIs kept, seconds idle and left."""
-    return [reply for _, reply in _tell_each({"status": True}) if "kept" in reply]
-
-
-def _tell_each(request: dict[str, Any], skip: Path | None = None) -> list[tuple[Path, dict]]:
-    """Each keeper's socket (but `skip`) with its reply to `request`."""
-    base = folder()
-    paths = sorted(base.glob("judge-*.sock")) if base else []
-    told = [(path, _tell(path, request)) for path in paths if path != skip]
-    return [(path, reply) for path, reply in told if reply is not None]
-
-
-def _tell(path: Path, request: dict[str, Any]) -> dict | None:
-    """The reply of the keeper at `path` to `request`; None when there is none (a socket
-    nobody listens on is cleared once its lock is free)."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(_CONNECT_S)
-        try:
-            sock.connect(str(path))
-            sock.sendall(json.dumps(request).encode() + b"\n")
-            sock.shutdown(socket.SHUT_WR)
-            reply = json.loads(_read_all(sock) or b"null")
-        except OSError:
-            _clear_stale(path)
-            return None
-        except ValueError:
-            return None
-    return reply if isinstance(reply, dict) else None
-
-
-def _make_room(mine: Path) -> None:
-    """Stop the keepers idle longest until, with this one, at most `MAX_KEEPERS` are up:
-    each environment that asks (a terminal of its own, another endpoint) has a keeper of
-    its own, and none may hold the memory of its CLIs past that."""
-    others = [(p, r) for p, r in _tell_each({"status": True}, skip=mine) if "kept" in r]
-    # idle longest first; one answering a question now goes last
-    others.sort(key=lambda pr: (not pr[1].get("busy"), float(pr[1].get("idle_s") or 0)),
-                reverse=True)  # fmt: skip
-    for path, reply in others[: max(0, len(others) - (MAX_KEEPERS - 1))]:
-        _say(f"stopping keeper {reply.get('pid')}: more than {MAX_KEEPERS} keepers are up")
-        _tell(path, {"stop": True})
-
-
-def _read_all(sock: socket.socket) -> bytes:
-    chunks, size = [], 0
-    while chunk := sock.recv(65536):
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > _MAX_REPLY:
-            raise OSError("the keeper's reply is too long")
-    return b"".join(chunks)
-
-
-def _clear_stale(path: Path) -> None:
-    """Remove a socket no keeper holds (its lock is free), so the next prompt starts one."""
-    with contextlib.suppress(OSError), open(_lock_path(path), "a+b") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return  # a keeper holds it: it is binding the socket right now
-        path.unlink(missing_ok=True)
-
-
-def _lock_path(path: Path) -> Path:
-    return path.with_suffix(".lock")
+    return [reply for _, reply in kept.tell_each(KIND, {"status": True}) if "kept" in reply]
 
 
 def launch(model: str | None, schema: dict[str, Any], n: int, idle_s: float) -> bool:
@@ -364,23 +282,14 @@ def serve(spec: dict[str, Any]) -> int:
         return 0
     spec = placed
     path = Path(spec["socket"])
-    lock = open(_lock_path(path), "a+b")  # noqa: SIM115 - held for the keeper's life
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    listening = kept.listen(path)
+    if listening is None:
         return 0  # another keeper for the same key got there first
+    lock, server = listening
     keeper = Keeper(str(spec["name"]), [str(a) for a in spec["argv"]], int(spec["n"]),
                     float(spec["idle_s"]), _stream_env())  # fmt: skip
-    path.unlink(missing_ok=True)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old = os.umask(0o177)
-    try:
-        server.bind(str(path))
-    finally:
-        os.umask(old)
-    server.listen(16)
     server.settimeout(0.2)
-    _make_room(path)
+    kept.make_room(KIND, path, MAX_KEEPERS, _say)
     signal.signal(signal.SIGTERM, lambda *_: keeper.stop.set())
     tender = threading.Thread(target=keeper.tend, daemon=True)
     tender.start()
@@ -403,7 +312,7 @@ def _handle(keeper: Keeper, conn: socket.socket) -> None:
     with conn:
         try:
             conn.settimeout(5.0)
-            request = json.loads(_read_all(conn) or b"null")
+            request = json.loads(kept.read_all(conn) or b"null")
             reply = keeper.answer(request) if isinstance(request, dict) else {"error": "bad"}
             conn.settimeout(None)
             conn.sendall(json.dumps(reply).encode())

@@ -1,0 +1,155 @@
+"""Processes ROSE keeps between prompts, reached over unix sockets in the user's own folder.
+
+Two kinds live there: the judge's keepers (`rose.model._keeper`: model CLIs started for
+the next prompt) and the recall servers (`rose.host.recall_server`: recall loaded for the
+next prompt's hook). Each listens on `<kind>-<key>.sock` in `folder()` (mode 0700: only
+its owner can reach it), holds `<kind>-<key>.lock` for its life, and answers one JSON
+request per connection. What is here is what both share: the folder, binding a socket,
+asking one process or each of a kind, and the cap on how many of a kind are up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+# Set by a running Claude Code session for what it starts. A `claude` child that inherits
+# CLAUDECODE refuses to start ("cannot be launched inside another Claude Code session"),
+# and ROSE runs inside one; the rest tie a child to that session (its id and pid, its
+# messaging socket and token, the folder where it notes the children it started, and the
+# file a SessionStart hook may write the session's variables to: seen in Claude Code
+# 2.1.332's hook environment). A model call is no part of the user's session, and without
+# them its environment is the same from one session, and one hook event, to the next.
+SESSION_VARS = frozenset({
+    "CLAUDECODE",
+    "CLAUDE_CODE_CHILD_NOTES_DIR",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "CLAUDE_CODE_SESSION_ATTENDED",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_ENV_FILE",
+    "CLAUDE_PID",
+    "CLAUDE_PROJECT_DIR",
+})  # fmt: skip
+# Variables that differ between two hooks of one session and change nothing they start.
+VOLATILE = frozenset({"PWD", "OLDPWD", "SHLVL", "_"})
+CONNECT_S = 0.5
+MAX_REPLY = 16 * 1024 * 1024
+
+
+def folder() -> Path | None:
+    """The user's own folder for the sockets, made if missing; None when it cannot be made
+    or is not the user's alone (another user could then reach what is kept)."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    path = Path(base) / f"rose-{os.getuid()}"
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        st = path.lstat()
+    except OSError:
+        return None
+    if not path.is_dir() or path.is_symlink() or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None
+    return path
+
+
+def address(kind: str, key: str) -> Path | None:
+    """The socket of the `kind` process for `key` (None: no folder, or too long to bind)."""
+    base = folder()
+    if base is None:
+        return None
+    path = base / f"{kind}-{key}.sock"
+    return path if len(os.fsencode(path)) < 100 else None
+
+
+def lock_path(path: Path) -> Path:
+    return path.with_suffix(".lock")
+
+
+def listen(path: Path) -> tuple[IO[bytes], socket.socket] | None:
+    """Hold the lock of the socket at `path` and listen on it; None when another process
+    holds the lock (it got there first). The caller keeps both open for its life."""
+    lock = open(lock_path(path), "a+b")  # noqa: SIM115 - held for the process's life
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        return None
+    path.unlink(missing_ok=True)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        server.bind(str(path))
+    finally:
+        os.umask(old)
+    server.listen(16)
+    return lock, server
+
+
+def read_all(sock: socket.socket) -> bytes:
+    chunks, size = [], 0
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_REPLY:
+            raise OSError("the reply is too long")
+    return b"".join(chunks)
+
+
+def clear_stale(path: Path) -> None:
+    """Remove a socket no process holds (its lock is free), so the next prompt starts one."""
+    with contextlib.suppress(OSError), open(lock_path(path), "a+b") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return  # a process holds it: it is binding the socket right now
+        path.unlink(missing_ok=True)
+
+
+def tell(path: Path, request: dict[str, Any]) -> dict | None:
+    """The reply of the process at `path` to `request`; None when there is none (a socket
+    nobody listens on is cleared once its lock is free)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(CONNECT_S)
+        try:
+            sock.connect(str(path))
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            sock.shutdown(socket.SHUT_WR)
+            reply = json.loads(read_all(sock) or b"null")
+        except OSError:
+            clear_stale(path)
+            return None
+        except ValueError:
+            return None
+    return reply if isinstance(reply, dict) else None
+
+
+def tell_each(
+    kind: str, request: dict[str, Any], skip: Path | None = None
+) -> list[tuple[Path, dict]]:
+    """Each `kind` process's socket (but `skip`) with its reply to `request`."""
+    base = folder()
+    paths = sorted(base.glob(f"{kind}-*.sock")) if base else []
+    told = [(path, tell(path, request)) for path in paths if path != skip]
+    return [(path, reply) for path, reply in told if reply is not None]
+
+
+def make_room(kind: str, mine: Path, most: int, say: Callable[[str], None]) -> None:
+    """Stop the `kind` processes idle longest until, with the one at `mine`, at most `most`
+    are up: each environment that asks (a terminal of its own, another endpoint) has one of
+    its own, and none may hold its memory past that. Each answers `{"status": true}` with
+    its `pid`, `busy` and `idle_s`, and `{"stop": true}` by ending."""
+    others = [(p, r) for p, r in tell_each(kind, {"status": True}, skip=mine) if "pid" in r]
+    # idle longest first; one answering a request now goes last
+    others.sort(key=lambda pr: (not pr[1].get("busy"), float(pr[1].get("idle_s") or 0)),
+                reverse=True)  # fmt: skip
+    for path, reply in others[: max(0, len(others) - (most - 1))]:
+        say(f"stopping {kind} process {reply.get('pid')}: more than {most} are up")
+        tell(path, {"stop": True})
