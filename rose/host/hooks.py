@@ -162,6 +162,9 @@ def _session_start(payload: dict, roots) -> None:
         from rose.loop import head_start
 
         head_start.keep_ahead(StoreDir(Path(roots[0][0]), roots[0][1]).judge_cache)
+        from rose.host import recall_server
+
+        recall_server.launch(payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
 
 
 def _pre_compact(payload: dict, roots) -> None:
@@ -409,17 +412,12 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] 
         return None
     if current and view is not None and _servable(view):
         return view, [] if view.get("empty") else view["lessons"], note, []
-    if view is not None and view.get("enabled", True) and not _servable(view):
-        # the model will decide: its CLIs start now, while the rest of recall loads
-        from rose.loop import head_start
-
-        head_start.start(StoreDir(Path(roots[0][0]), roots[0][1]).judge_cache)
+    decides = view is not None and view.get("enabled", True) and not _servable(view)
     from rose.errors import StoreLocked
-    from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
 
     rules: list[str] = []
     try:
-        view, chosen, note, rules = recall_for_hook(prompt, roots, cwd)
+        view, chosen, note, rules = _recall(prompt, roots, cwd, decides)
     except StoreLocked:
         if last is None:
             raise
@@ -431,6 +429,30 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] 
 
     repaired = take_notices()
     return view, chosen, " · ".join([*repaired, note] if note else repaired), rules
+
+
+def _recall(prompt: str, roots, cwd, decides: bool) -> tuple[dict, list[dict], str, list[str]]:
+    """The slow path: by the recall server when one is up (`rose.host.recall_server`),
+    else here, starting one for the next prompt. `decides`: the view says the model will
+    decide, so its CLIs get their head start first."""
+    from rose.host import recall_server
+
+    folder = StoreDir(Path(roots[0][0]), roots[0][1]).judge_cache if decides else None
+    served = recall_server.recall(prompt, roots, cwd, str(folder) if folder else None)
+    if served is not None:
+        got, repaired = served
+        notices.adopt(repaired)
+        return got
+    if folder is not None:  # the model will decide: its CLIs start now, as recall loads
+        from rose.loop import head_start
+
+        head_start.start(folder)
+    from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
+
+    got = recall_for_hook(prompt, roots, cwd)
+    if got[0].get("enabled", True) and not _servable(got[0]):  # the model decides here
+        recall_server.launch(cwd)
+    return got
 
 
 def _inject_event(sid: str, result: Pack) -> dict:

@@ -85,6 +85,13 @@ class Store:
         glob = global_root()
         return cls(root.resolve(), glob if glob.is_dir() else None)
 
+    def load_engine(self) -> str:
+        """Import the graph engine's package now, for a process that opens the graph later
+        (the recall server); its version."""
+        from rose.graph.engine import version
+
+        return version(self.engine)
+
     @property
     def dirs(self) -> list[StoreDir]:
         return [d for d in (self.project, self.global_) if d]

@@ -1,0 +1,332 @@
+"""The prompt hook's slow path, answered by a process that has it loaded: the recall server.
+
+When the model decides a prompt, the hook spent ~0.3 s importing recall, the judge, the
+store and the graph engine before it could ask its first question (measured on 2 cores).
+A recall server imports all of that once and waits on a unix socket (`rose.kept`). A hook
+on its way to the slow path sends it the prompt (`recall`); the server forks, and the
+child, a fresh copy of a process with nothing done but those imports, takes the hook's
+environment and working directory, gives the judge's CLIs their head start, runs recall
+as the hook would have, writes back the view, the chosen lessons, the note, the rules
+given and the repairs' notices, and exits. The hook packs, answers and records as before.
+When no server answers, or its child fails for any reason but a locked store, the hook
+runs recall itself, so an error is the one the user would have seen.
+
+A hook that ran recall itself starts one for the next prompt (`launch`), and so does a
+session's start on a store where the model decides. One server serves one Python, one
+copy of ROSE's code (an edit to any of its modules makes a new key) and one environment,
+less what differs between two sessions' hooks (`key`). It exits after
+`recall.keep_warm_s` without a request (of the store it was started for), on SIGTERM, or
+when `rose status`'s neighbour asks it to; at most `MAX_SERVERS` are up for a user.
+`ROSE_KEEP_WARM=0` turns it off, as it does the judge's keepers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rose import kept
+
+KIND = "recall"
+MAX_SERVERS = 2
+_REPLY_S = 25.0  # the hook's own timeout is 30 s (hooks/hooks.json); recall's deadline 15 s
+_CHILD_S = 40  # a child still running after this is ended by its alarm
+_REQUEST_S = 2.0
+_ROOT = Path(__file__).resolve().parents[1]  # the `rose` package
+
+
+def enabled() -> bool:
+    return os.environ.get("ROSE_KEEP_WARM") != "0"
+
+
+def code_stamp(root: Path = _ROOT) -> str:
+    """What ROSE's code is here: each module's path, size and modification time."""
+    parts: list[str] = []
+    stack = [str(root)]
+    while stack:
+        with os.scandir(stack.pop()) as it:
+            for entry in it:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        stack.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    st = entry.stat()
+                    parts.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(sorted(parts)).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def key(env: Mapping[str, str] | None = None) -> str:
+    """The key of the server that may answer for this process: its Python, ROSE's code and
+    the environment less the variables of one session (`rose.kept.SESSION_VARS`)."""
+    skip = kept.VOLATILE | kept.SESSION_VARS
+    items = sorted((k, v) for k, v in (env or os.environ).items() if k not in skip)
+    blob = json.dumps([sys.executable, code_stamp(), items], separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
+# -- the client (the prompt hook) ------------------------------------------------------------
+
+
+def recall(
+    prompt: str, roots: list, cwd: str | None, head_start: str | None
+) -> tuple[tuple[dict, list[dict], str, list[str]], list[str]] | None:
+    """Recall for the prompt hook, by the server for this process: (view, chosen, note,
+    rules) and the notices of what it repaired. None when no server answered or its child
+    failed (the caller runs recall itself). Raises StoreLocked when the store stayed locked
+    past the hook's deadline, as recall in the hook would have. `head_start`: the judge
+    cache whose note starts the CLIs first (`rose.loop.head_start.start`), or None."""
+    if not enabled():
+        return None
+    path = kept.address(KIND, key())
+    if path is None or not path.exists():
+        return None
+    request = {"recall": {"prompt": prompt, "roots": roots, "cwd": cwd,
+                          "head_start": head_start, "env": dict(os.environ),
+                          "workdir": os.getcwd()}}  # fmt: skip
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(kept.CONNECT_S)
+        try:
+            sock.connect(str(path))
+        except OSError:  # a server that died: its socket is left behind
+            kept.clear_stale(path)
+            return None
+        sock.settimeout(_REPLY_S)
+        try:
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            sock.shutdown(socket.SHUT_WR)
+            raw = kept.read_all(sock)
+        except TimeoutError:
+            from rose.errors import RoseError
+
+            raise RoseError(f"recall did not answer within {_REPLY_S:.0f} s") from None
+        except OSError:
+            return None
+    try:
+        reply = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(reply, dict):
+        return None
+    if isinstance(reply.get("locked"), dict):
+        from rose.errors import StoreLocked
+
+        lk = reply["locked"]
+        raise StoreLocked(str(lk.get("path")), lk.get("holder"), float(lk.get("waited_s") or 0))
+    got = reply.get("ok")
+    if not (isinstance(got, list) and len(got) == 4 and isinstance(got[0], dict)):
+        return None
+    view, chosen, note, rules = got
+    return (view, list(chosen), str(note), list(rules)), list(reply.get("notices") or [])
+
+
+def launch(cwd: str | None) -> bool:
+    """Start a server for this process's key unless one is up; whether one was started. It
+    reads its idle time from the store at `cwd` itself, off the caller's path. Never
+    raises: a server is only ever a saving."""
+    if not enabled():
+        return False
+    try:
+        k = key()
+        if kept.address(KIND, k) is None or (kept.address(KIND, k) or Path()).exists():
+            return False
+        from rose import detach
+
+        spec = json.dumps({"key": k, "cwd": cwd})
+        detach.spawn(detach.python("rose.host.recall_server", spec), dict(os.environ))
+        return True
+    except Exception:
+        return False
+
+
+def status_all() -> list[dict[str, Any]]:
+    """What each recall server of this user is: its pid, seconds idle and left."""
+    return [reply for _, reply in kept.tell_each(KIND, {"status": True}) if "pid" in reply]
+
+
+def stop_all() -> int:
+    """Ask every recall server of this user to exit; how many were asked."""
+    return sum(1 for _, reply in kept.tell_each(KIND, {"stop": True}) if reply.get("stopped"))
+
+
+# -- the server ------------------------------------------------------------------------------
+
+
+class Server:
+    def __init__(self, idle_s: float):
+        self.idle_s = idle_s
+        self.last = time.monotonic()
+        self.children: list[int] = []
+        self.stopping = False
+
+    def busy(self) -> int:
+        alive = []
+        for pid in self.children:
+            try:
+                os.kill(pid, 0)
+                alive.append(pid)
+            except OSError:
+                pass
+        self.children = alive
+        return len(alive)
+
+    def status(self) -> dict[str, Any]:
+        idle = time.monotonic() - self.last
+        return {"pid": os.getpid(), "busy": self.busy(), "idle_s": round(idle, 1),
+                "exits_in_s": round(max(0.0, self.idle_s - idle), 1)}  # fmt: skip
+
+    def handle(self, conn: socket.socket, listener: socket.socket) -> None:
+        """One connection: status and stop are answered here, a recall by a child."""
+        conn.settimeout(_REQUEST_S)
+        try:
+            request = json.loads(kept.read_all(conn) or b"null")
+        except (OSError, ValueError):
+            conn.close()
+            return
+        if not isinstance(request, dict):
+            _send(conn, {"error": "a request is a JSON object"})
+        elif request.get("stop") is True:
+            self.stopping = True
+            _send(conn, {"stopped": True})
+        elif request.get("status") is True:
+            _send(conn, self.status())
+        elif isinstance(request.get("recall"), dict):
+            self.last = time.monotonic()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns
+                listener.close()
+                _child(conn, request["recall"])
+            self.children.append(pid)
+            conn.close()
+        else:
+            _send(conn, {"error": "unknown request"})
+
+    def serve(self, listener: socket.socket) -> None:
+        listener.settimeout(0.5)
+        while not self.stopping and (self.busy() or time.monotonic() - self.last < self.idle_s):
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            try:
+                self.handle(conn, listener)
+            except Exception as exc:  # one request's trouble never ends the server
+                _say(f"a request failed: {exc!r}")
+                conn.close()
+
+
+def _send(conn: socket.socket, reply: dict[str, Any]) -> None:
+    try:
+        conn.settimeout(None)
+        conn.sendall(json.dumps(reply).encode())
+    except OSError:
+        pass
+    finally:
+        conn.close()
+
+
+def _child(conn: socket.socket, req: dict[str, Any]) -> None:
+    """Run one recall as the hook would have, in the hook's environment; then exit."""
+    code = 0
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the judge's CLIs are waited for
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.alarm(_CHILD_S)
+        _send(conn, _recall(req))
+    except BaseException as exc:  # the hook runs recall itself
+        _say(f"a recall failed: {exc!r}")
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _recall(req: dict[str, Any]) -> dict[str, Any]:
+    from rose.errors import StoreLocked
+    from rose.loop import head_start
+    from rose.loop.recall import recall_for_hook
+    from rose.store.notices import take_notices
+
+    env, workdir = req.get("env"), req.get("workdir")
+    if not isinstance(env, dict) or not isinstance(workdir, str):
+        return {"error": "a recall request needs env and workdir"}
+    os.environ.clear()
+    os.environ.update({str(k): str(v) for k, v in env.items()})
+    os.chdir(workdir)
+    if isinstance(req.get("head_start"), str):
+        head_start.start(Path(req["head_start"]))
+    roots = [tuple(r) for r in req.get("roots") or []]
+    cwd = req.get("cwd") if isinstance(req.get("cwd"), str) else None
+    try:
+        got = recall_for_hook(str(req.get("prompt") or ""), roots, cwd)
+    except StoreLocked as exc:
+        return {"locked": {"path": str(exc.path), "holder": exc.holder,
+                           "waited_s": exc.waited_s}}  # fmt: skip
+    return {"ok": list(got), "notices": take_notices()}
+
+
+def _preload(cwd: str | None) -> float:
+    """Import what a recall needs, and read the idle time of the store at `cwd`."""
+    import rose.judge.calls  # noqa: F401
+    import rose.loop.recall  # noqa: F401
+    import rose.model.claude  # noqa: F401
+    from rose.store.facade import Store
+
+    store = Store.open(Path(cwd) if cwd else None)
+    store.load_engine()
+    return float(store.config.recall.keep_warm_s)
+
+
+def serve(spec: dict[str, Any]) -> int:
+    """Run a server for `spec` (from `launch`) until it is idle; its exit code."""
+    k = spec.get("key")
+    path = kept.address(KIND, k) if isinstance(k, str) else None
+    if path is None or path.exists() or k != key():
+        return 0  # no folder, one is up, or this process is not what the hook asked for
+    idle_s = _preload(spec.get("cwd") if isinstance(spec.get("cwd"), str) else None)
+    if idle_s <= 0:
+        return 0
+    log = os.open(path.with_suffix(".log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    listening = kept.listen(path)
+    if listening is None:
+        return 0  # another server for the same key got there first
+    lock, listener = listening
+    server = Server(idle_s)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped as they end
+    signal.signal(signal.SIGTERM, lambda *_: setattr(server, "stopping", True))
+    kept.make_room(KIND, path, MAX_SERVERS, _say)
+    try:
+        server.serve(listener)
+    finally:
+        listener.close()
+        path.unlink(missing_ok=True)
+        lock.close()
+    return 0
+
+
+def _say(text: str) -> None:
+    """One line to the server's log, redacted as every write is."""
+    from rose.redact import redact
+
+    print(redact(f"rose recall server {os.getpid()}: {text}"), file=sys.stderr, flush=True)
+
+
+def main() -> int:
+    try:
+        return serve(json.loads(sys.argv[1]))
+    except Exception as exc:
+        _say(repr(exc))
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

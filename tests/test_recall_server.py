@@ -1,0 +1,200 @@
+"""The recall server: the prompt hook's slow path answered by a process that has it loaded.
+
+Locks in: a model-decided prompt run by the hook itself starts a server, and the next
+prompt's hook is answered by it without importing recall, with the block the hook would
+have built itself; a server that answers nonsense is passed over (the hook runs recall and
+still serves); a locked store the server reports is a locked store to the hook; an edit
+to any module of ROSE's makes a new key; an idle server exits and clears its socket, and
+`stop_all` ends one; ROSE_KEEP_WARM=0 starts none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rose import config, kept
+from rose.errors import StoreLocked
+from rose.host import recall_server
+from rose.models import Node
+from rose.store import sessions
+from rose.store.facade import Store
+from tests._hookrun import payload
+
+pytestmark = pytest.mark.graph
+
+# The hook, reporting on stderr whether recall was imported in its own process.
+PROBE = (
+    "import sys\nfrom rose.host.hooks import main\nrc = main(['user-prompt-submit'])\n"
+    "sys.stderr.write('\\nRECALL-LOADED=%s\\n' % ('rose.loop.recall' in sys.modules))\n"
+    "sys.exit(rc)\n"
+)
+
+
+@pytest.fixture(autouse=True)
+def serving(monkeypatch):
+    """Servers on, their sockets in a short folder of this test's own; every one ended."""
+    run = Path(tempfile.mkdtemp(prefix="rs-", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.delenv("ROSE_KEEP_WARM", raising=False)
+    yield run
+    recall_server.stop_all()
+    _wait(lambda: not _sockets(run), 15)
+    shutil.rmtree(run, ignore_errors=True)
+
+
+def _sockets(run: Path) -> list[Path]:
+    folder = run / f"rose-{os.getuid()}"
+    return sorted(folder.glob("recall-*.sock")) if folder.exists() else []
+
+
+def _wait(cond, timeout: float = 10) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+@pytest.fixture
+def decided(store: Store) -> Store:
+    """Two lessons, a budget that holds one: the (simulated) model decides every prompt."""
+    store.write(
+        [
+            Node(id="n_retry0001", title="Retry policy", gist="Back off.", body="Use 100ms."),
+            Node(id="n_cache0001", title="Cache TTLs", gist="TTLs.", body="Profiles 300s."),
+        ]
+    )
+    config.set_override(store.primary.config, "recall.max_pack_tokens", "90")
+    config.set_override(store.primary.config, "agent", "simulated")
+    return store
+
+
+def _probe(project: Path, session: str) -> tuple[dict | None, bool]:
+    data = payload("user-prompt-submit", project, session_id=session, prompt="retry policy?")
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE], input=json.dumps(data), capture_output=True, text=True,
+        env=dict(os.environ), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout) if proc.stdout.strip() else None
+    return out, "RECALL-LOADED=True" in proc.stderr
+
+
+def _block(out: dict | None) -> str:
+    assert out is not None
+    return out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_next_model_decided_prompt_is_answered_by_the_server(
+    decided: Store, project: Path, serving: Path
+):
+    first, loaded = _probe(project, "s1")
+    assert loaded, "no server yet: the hook ran recall itself"
+    assert _wait(lambda: len(_sockets(serving)) == 1, 20), "the hook started a server"
+    second, loaded = _probe(project, "s2")
+    assert not loaded, "the server's child ran recall, not the hook"
+    assert _block(second) == _block(first) and "<rose-memory>" in _block(first)
+    (entry,) = [e for e in sessions.read(decided.primary.root, "s2") if e["t"] == "prompt"]
+    assert entry["recall"] == "judged" and entry["served"]
+    (status,) = recall_server.status_all()
+    assert status["pid"] > 0 and status["busy"] == 0
+
+
+def test_a_server_answering_nonsense_is_passed_over(decided: Store, project: Path):
+    path = kept.address(recall_server.KIND, recall_server.key(dict(os.environ)))
+    assert path is not None
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    asked: list[dict] = []
+
+    def nonsense() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            asked.append(json.loads(kept.read_all(conn)))
+            conn.sendall(b"not json")
+
+    thread = threading.Thread(target=nonsense, daemon=True)
+    thread.start()
+    try:
+        out, loaded = _probe(project, "s1")
+    finally:
+        thread.join(5)
+        listener.close()
+        path.unlink(missing_ok=True)
+    assert asked and asked[0]["recall"]["prompt"] == "retry policy?"
+    assert loaded and "<rose-memory>" in _block(out), "the hook ran recall itself and served"
+
+
+def test_a_locked_store_the_server_reports_is_locked_for_the_hook(project: Path):
+    path = kept.address(recall_server.KIND, recall_server.key())
+    assert path is not None
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    locked = {"locked": {"path": "/p/.rose/graph.kuzu", "holder": "pid 7", "waited_s": 0.3}}
+
+    def answer() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            kept.read_all(conn)
+            conn.sendall(json.dumps(locked).encode())
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(StoreLocked) as err:
+            recall_server.recall("q", [[str(project / ".rose"), "project"]], str(project), None)
+    finally:
+        thread.join(5)
+        listener.close()
+    assert err.value.path == Path("/p/.rose/graph.kuzu") and err.value.holder == "pid 7"
+
+
+def test_an_edit_to_any_module_makes_a_new_stamp(tmp_path: Path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub" / "__pycache__").mkdir(parents=True)
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "sub" / "b.py").write_text("y = 2\n")
+    before = recall_server.code_stamp(pkg)
+    (pkg / "sub" / "__pycache__" / "b.cpython-311.pyc").write_bytes(b"\0")
+    (pkg / "notes.txt").write_text("not code")
+    assert recall_server.code_stamp(pkg) == before, "only modules count"
+    (pkg / "sub" / "b.py").write_text("y = 3\n")
+    os.utime(pkg / "sub" / "b.py", ns=(1, 1))
+    assert recall_server.code_stamp(pkg) != before
+
+
+def test_an_idle_server_exits_and_stop_all_ends_one(decided: Store, project: Path, serving):
+    config.set_override(decided.primary.config, "recall.keep_warm_s", "1")
+    assert recall_server.launch(str(project))
+    assert _wait(lambda: len(_sockets(serving)) == 1, 20)
+    assert _wait(lambda: not _sockets(serving), 10), "idle for 1 s: it exited"
+
+    config.set_override(decided.primary.config, "recall.keep_warm_s", "600")
+    assert recall_server.launch(str(project))
+    assert _wait(lambda: len(_sockets(serving)) == 1, 20)
+    assert not recall_server.launch(str(project)), "one is up already"
+    assert recall_server.stop_all() == 1
+    assert _wait(lambda: not _sockets(serving), 10)
+
+
+def test_with_keeping_off_none_starts(decided: Store, project: Path, serving, monkeypatch):
+    monkeypatch.setenv("ROSE_KEEP_WARM", "0")
+    assert not recall_server.launch(str(project))
+    out, loaded = _probe(project, "s1")
+    assert loaded and "<rose-memory>" in _block(out)
+    time.sleep(1.0)
+    assert not _sockets(serving)
