@@ -198,3 +198,18 @@ def test_with_keeping_off_none_starts(decided: Store, project: Path, serving, mo
     assert loaded and "<rose-memory>" in _block(out)
     time.sleep(1.0)
     assert not _sockets(serving)
+
+
+def test_status_shows_a_server(decided: Store, project: Path, serving):
+    from typer.testing import CliRunner
+
+    from rose.cli import app
+
+    assert "recall loaded" not in CliRunner().invoke(app, ["status"]).output
+    config.set_override(decided.primary.config, "recall.keep_warm_s", "60")
+    assert recall_server.launch(str(project))
+    assert _wait(lambda: len(recall_server.status_all()) == 1, 20)
+    (shown,) = json.loads(CliRunner().invoke(app, ["status", "--json"]).output)["recall_servers"]
+    assert shown["pid"] > 0 and 0 < shown["exits_in_s"] <= 60
+    text = CliRunner().invoke(app, ["status"]).output
+    assert f"kept       recall loaded for the next prompt (pid {shown['pid']};" in text

@@ -80,7 +80,7 @@ def _format(s: dict) -> str:
     if ignored:
         lines.append(f"config     {len(ignored)} setting(s) ignored")
         lines += [f"  {p['message']}" for p in ignored]
-    jobs = [*_jobs_lines(s["jobs"]), *_kept_lines(s["kept"])]
+    jobs = [*_jobs_lines(s["jobs"]), *_kept_lines(s["kept"], s["recall_servers"])]
     return "\n".join([*lines, *jobs, *_spend_lines(s["spend"])])
 
 
@@ -122,12 +122,17 @@ def _jobs_lines(jobs: dict) -> list[str]:
     return lines
 
 
-def _kept_lines(kept: list[dict]) -> list[str]:
-    """The judge's CLIs kept started between prompts, one line a keeper."""
+def _kept_lines(kept: list[dict], servers: list[dict]) -> list[str]:
+    """The judge's CLIs kept started between prompts, one line a keeper, and the recall
+    servers keeping recall loaded, one line a server."""
     return [
         f"kept       {k['kept']} judge CLI(s) started for the next prompt (pid {k['pid']}; "
         f"exits after {k['exits_in_s']:.0f} s more without a question, recall.keep_warm_s)"
         for k in kept
+    ] + [
+        f"kept       recall loaded for the next prompt (pid {r['pid']}; exits after "
+        f"{r['exits_in_s']:.0f} s more without a prompt, recall.keep_warm_s)"
+        for r in servers
     ]
 
 

@@ -82,6 +82,7 @@ def status(store: Store) -> dict[str, Any]:
         },
         "jobs": jobs_summary(store.primary),
         "kept": kept_clis(),
+        "recall_servers": recall_servers(),
         "spend": spend(store.primary.events),
     }
 
@@ -91,6 +92,16 @@ def kept_clis() -> list[dict[str, Any]]:
     from rose.model.claude import kept
 
     return kept()
+
+
+def recall_servers() -> list[dict[str, Any]]:
+    """The recall servers keeping recall loaded for the next prompt (`recall.keep_warm_s`)."""
+    from rose.host import recall_server
+
+    try:
+        return recall_server.status_all()
+    except OSError:
+        return []
 
 
 def never_served(g: Any, budget: int) -> list[dict[str, str]]:
