@@ -33,9 +33,11 @@ from tests._hookrun import payload
 
 pytestmark = pytest.mark.graph
 
-# The hook, reporting on stderr whether recall was imported in its own process.
+# The hook, with the ROSE under test (whatever the working directory), reporting on stderr
+# whether recall was imported in its own process.
 PROBE = (
-    "import sys\nfrom rose.host.hooks import main\nrc = main(['user-prompt-submit'])\n"
+    f"import sys\nsys.path.insert(0, {str(Path(recall_server.__file__).parents[2])!r})\n"
+    "from rose.host.hooks import main\nrc = main(['user-prompt-submit'])\n"
     "sys.stderr.write('\\nRECALL-LOADED=%s\\n' % ('rose.loop.recall' in sys.modules))\n"
     "sys.exit(rc)\n"
 )
@@ -213,3 +215,14 @@ def test_status_shows_a_server(decided: Store, project: Path, serving):
     assert shown["pid"] > 0 and 0 < shown["exits_in_s"] <= 60
     text = CliRunner().invoke(app, ["status"]).output
     assert f"kept       recall loaded for the next prompt (pid {shown['pid']};" in text
+
+
+def test_a_server_runs_the_rose_that_started_it(
+    decided: Store, project: Path, serving, tmp_path: Path, monkeypatch
+):
+    decoy = tmp_path / "elsewhere" / "rose"
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text("raise ImportError('another copy of rose')\n")
+    monkeypatch.chdir(decoy.parent)  # where a `python -m rose...` would find that copy first
+    assert recall_server.launch(str(project))
+    assert _wait(lambda: len(_sockets(serving)) == 1, 20), "the server imported this rose"

@@ -41,6 +41,13 @@ _REPLY_S = 25.0  # the hook's own timeout is 30 s (hooks/hooks.json); recall's d
 _CHILD_S = 40  # a child still running after this is ended by its alarm
 _REQUEST_S = 2.0
 _ROOT = Path(__file__).resolve().parents[1]  # the `rose` package
+# The server's start: ROSE imported from where the hook's own came from (a `-m` run would
+# import whatever `rose` its working directory or the path holds first: another copy,
+# another key), then `main` with the spec.
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "from rose.host.recall_server import main; sys.exit(main())"
+)
 
 
 def enabled() -> bool:
@@ -139,8 +146,9 @@ def launch(cwd: str | None) -> bool:
             return False
         from rose import detach
 
-        spec = json.dumps({"key": k, "cwd": cwd})
-        detach.spawn(detach.python("rose.host.recall_server", spec), dict(os.environ))
+        spec = json.dumps({"key": k, "cwd": cwd or os.getcwd()})
+        argv = [sys.executable, "-c", _BOOT, str(_ROOT.parent), spec]
+        detach.spawn(argv, dict(os.environ))
         return True
     except Exception:
         return False
