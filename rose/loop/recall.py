@@ -395,6 +395,14 @@ def _found(res: RecallResult, ids: list[str], budget: int) -> list[dict]:
     return out
 
 
+def preload() -> None:
+    """Import now what a recall imports on first use, for a process that recalls later
+    (the recall server, whose children each recall once)."""
+    import concurrent.futures  # noqa: F401  # the walk's parallel questions
+
+    from rose.loop import _walk, families, route  # noqa: F401
+
+
 def recall_for_hook(
     prompt: str, roots: list, cwd: str | None
 ) -> tuple[dict, list[dict], str, list[str]]:
