@@ -226,3 +226,41 @@ def test_a_server_runs_the_rose_that_started_it(
     monkeypatch.chdir(decoy.parent)  # where a `python -m rose...` would find that copy first
     assert recall_server.launch(str(project))
     assert _wait(lambda: len(_sockets(serving)) == 1, 20), "the server imported this rose"
+
+
+def _spare_of(timeout: float = 20) -> int:
+    got: list[int] = []
+
+    def ready() -> bool:
+        got[:] = [s["spare"] for s in recall_server.status_all() if s.get("spare")]
+        return bool(got)
+
+    assert _wait(ready, timeout), "the server forked a spare"
+    return got[0]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return True
+    return False
+
+
+def test_a_recall_goes_to_the_spare_and_a_new_one_is_forked(decided: Store, project: Path, serving):
+    first, _ = _probe(project, "s1")  # run by the hook, which starts the server
+    spare = _spare_of()
+    second, loaded = _probe(project, "s2")
+    assert not loaded and _block(second) == _block(first)
+    assert _wait(lambda: _gone(spare), 10), "the spare ran that recall and ended"
+    assert _spare_of() != spare
+
+
+def test_a_dead_spare_is_passed_over(decided: Store, project: Path, serving):
+    first, _ = _probe(project, "s1")
+    spare = _spare_of()
+    os.kill(spare, 9)
+    assert _wait(lambda: _gone(spare), 10)
+    second, loaded = _probe(project, "s2")
+    assert not loaded, "a child forked for the recall answered it"
+    assert _block(second) == _block(first)

@@ -16,12 +16,14 @@ session's start on a store where the model decides. One server serves one Python
 copy of ROSE's code (an edit to any of its modules makes a new key) and one environment,
 less what differs between two sessions' hooks (`key`). It exits after
 `recall.keep_warm_s` without a request (of the store it was started for), on SIGTERM, or
-when `rose status`'s neighbour asks it to; at most `MAX_SERVERS` are up for a user.
+when asked to (`stop_all`); at most `MAX_SERVERS` are up for a user. Each recall is run by
+a spare child forked and warmed up ahead (`Server`).
 `ROSE_KEEP_WARM=0` turns it off, as it does the judge's keepers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -168,10 +170,18 @@ def stop_all() -> int:
 
 
 class Server:
-    def __init__(self, idle_s: float):
+    """The listening parent: it answers status and stop itself and gives each recall to a
+    child. One child, the spare, is forked ahead and warms itself up (the engine's first
+    open in a process, the backend, the pages the parent's memory shares until written:
+    ~150 ms a prompt otherwise); a recall goes to it with its connection, and a new spare
+    is forked. With no spare ready, the recall gets a child forked there and then."""
+
+    def __init__(self, idle_s: float, cwd: str | None):
         self.idle_s = idle_s
+        self.cwd = cwd
         self.last = time.monotonic()
         self.children: list[int] = []
+        self.spare: tuple[int, socket.socket] | None = None
         self.stopping = False
 
     def busy(self) -> int:
@@ -188,7 +198,8 @@ class Server:
     def status(self) -> dict[str, Any]:
         idle = time.monotonic() - self.last
         return {"pid": os.getpid(), "busy": self.busy(), "idle_s": round(idle, 1),
-                "exits_in_s": round(max(0.0, self.idle_s - idle), 1)}  # fmt: skip
+                "exits_in_s": round(max(0.0, self.idle_s - idle), 1),
+                "spare": self.spare[0] if self.spare else None}  # fmt: skip
 
     def handle(self, conn: socket.socket, listener: socket.socket) -> None:
         """One connection: status and stop are answered here, a recall by a child."""
@@ -207,18 +218,65 @@ class Server:
             _send(conn, self.status())
         elif isinstance(request.get("recall"), dict):
             self.last = time.monotonic()
-            pid = os.fork()
-            if pid == 0:  # the child: never returns
-                listener.close()
-                _child(conn, request["recall"])
-            self.children.append(pid)
+            if not self.hand_to_spare(conn, request["recall"]):
+                pid = os.fork()
+                if pid == 0:  # the child: never returns
+                    self.close_spare()
+                    listener.close()
+                    _child(conn, request["recall"])
+                self.children.append(pid)
             conn.close()
         else:
             _send(conn, {"error": "unknown request"})
 
+    def fork_spare(self, listener: socket.socket) -> None:
+        """Fork the next spare unless one waits or a recall runs (the spare's open of the
+        graph would make that recall wait for it)."""
+        if self.spare is not None or self.stopping or self.busy():
+            return
+        mine, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:  # the spare: never returns
+            listener.close()
+            mine.close()
+            _spare(theirs, self.cwd)
+        theirs.close()
+        self.spare = (pid, mine)
+
+    def hand_to_spare(self, conn: socket.socket, req: dict[str, Any]) -> bool:
+        """Give the recall and its connection to the spare; False when there is none or it
+        did not take them (the caller forks a child)."""
+        if self.spare is None:
+            return False
+        pid, line = self.spare
+        self.spare = None
+        sent = False
+        try:
+            line.settimeout(_REQUEST_S)
+            socket.send_fds(line, [b"R"], [conn.fileno()])
+            sent = True
+            line.sendall(json.dumps(req).encode())
+            self.children.append(pid)
+            return True
+        except OSError as exc:  # it died waiting, or hung
+            if sent:  # it holds the connection: it must not answer too
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            _say(f"the spare {pid} did not take a recall ({exc!r}): forking one")
+            return False
+        finally:
+            line.close()
+
+    def close_spare(self) -> None:
+        """Let the spare go: with its line closed it exits."""
+        if self.spare is not None:
+            self.spare[1].close()
+            self.spare = None
+
     def serve(self, listener: socket.socket) -> None:
-        listener.settimeout(0.5)
+        listener.settimeout(0.2)
         while not self.stopping and (self.busy() or time.monotonic() - self.last < self.idle_s):
+            self.fork_spare(listener)
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
@@ -228,6 +286,7 @@ class Server:
             except Exception as exc:  # one request's trouble never ends the server
                 _say(f"a request failed: {exc!r}")
                 conn.close()
+        self.close_spare()
 
 
 def _send(conn: socket.socket, reply: dict[str, Any]) -> None:
@@ -238,6 +297,42 @@ def _send(conn: socket.socket, reply: dict[str, Any]) -> None:
         pass
     finally:
         conn.close()
+
+
+def _spare(line: socket.socket, cwd: str | None) -> None:
+    """A spare: warm up, then wait on `line` for a recall and its connection; exit when the
+    line closes first (the server is ending)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        _warm_up(cwd)
+    except Exception as exc:  # only ever a saving: the recall runs all the same
+        _say(f"a spare's warm-up failed: {exc!r}")
+    try:
+        _, fds, _, _ = socket.recv_fds(line, 1, 1)
+        if not fds:
+            os._exit(0)
+        conn = socket.socket(fileno=fds[0])
+        req = json.loads(kept.read_all(line) or b"null")
+    except (OSError, ValueError) as exc:
+        _say(f"a spare lost its recall: {exc!r}")
+        os._exit(1)
+    finally:
+        line.close()
+    if not isinstance(req, dict):
+        _send(conn, {"error": "a recall request is a JSON object"})
+        os._exit(1)
+    _child(conn, req)
+
+
+def _warm_up(cwd: str | None) -> None:
+    """What a recall does first, done once ahead: the store's graph opened (the engine's
+    first open in a process is the slow one), its view read and its backend built."""
+    from rose.judge.calls import for_store
+    from rose.store.facade import Store
+
+    store = Store.open(Path(cwd) if cwd else None)
+    store.view()
+    for_store(store)
 
 
 def _child(conn: socket.socket, req: dict[str, Any]) -> None:
@@ -282,10 +377,11 @@ def _recall(req: dict[str, Any]) -> dict[str, Any]:
 def _preload(cwd: str | None) -> float:
     """Import what a recall needs, and read the idle time of the store at `cwd`."""
     import rose.judge.calls  # noqa: F401
-    import rose.loop.recall  # noqa: F401
     import rose.model.claude  # noqa: F401
+    from rose.loop import recall
     from rose.store.facade import Store
 
+    recall.preload()
     store = Store.open(Path(cwd) if cwd else None)
     store.load_engine()
     return float(store.config.recall.keep_warm_s)
@@ -308,7 +404,7 @@ def serve(spec: dict[str, Any]) -> int:
     if listening is None:
         return 0  # another server for the same key got there first
     lock, listener = listening
-    server = Server(idle_s)
+    server = Server(idle_s, spec.get("cwd") if isinstance(spec.get("cwd"), str) else None)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped as they end
     signal.signal(signal.SIGTERM, lambda *_: setattr(server, "stopping", True))
     kept.make_room(KIND, path, MAX_SERVERS, _say)
