@@ -102,6 +102,13 @@ class Host:
             "XDG_CACHE_HOME": str(self.home / ".cache"),
         }
 
+    def stop_kept(self) -> None:
+        """End the recall servers and the judge's keepers the runs left up in this HOME."""
+        subprocess.run(
+            [sys.executable, "-c", _STOP_KEPT], env=self.env, capture_output=True, timeout=60,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
     def rose(self, project: Path, *args: str) -> str:
         cp = subprocess.run(
             [sys.executable, "-m", "rose", *args], cwd=project, env=self.env,
@@ -178,6 +185,13 @@ def setup(host: Host, world: World, configs: list[Config]) -> None:
         c.setup = {"lessons": built.lessons, "apexes": apexes, "gist_calls": gists}
         c.setup["index_and_gists_s"] = round(time.perf_counter() - t0, 2)
 
+
+_STOP_KEPT = """
+from rose.host import recall_server
+from rose.model import _keeper
+recall_server.stop_all()
+_keeper.stop_all()
+"""
 
 _GISTS = """
 from rose.judge.calls import for_store
@@ -302,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         setup(host, world, configs)
         run(host, configs, world, args.runs)
     finally:
+        host.stop_kept()
         host.server.close()
     result = summarise(configs)
     if args.json:
