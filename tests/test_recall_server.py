@@ -264,3 +264,21 @@ def test_a_dead_spare_is_passed_over(decided: Store, project: Path, serving):
     second, loaded = _probe(project, "s2")
     assert not loaded, "a child forked for the recall answered it"
     assert _block(second) == _block(first)
+
+
+def test_a_server_starts_and_warms_up_while_a_writer_holds_the_store(
+    decided: Store, project: Path, serving
+):
+    from tests._holder import hold
+
+    holder = hold(decided, 4)
+    try:
+        assert recall_server.launch(str(project))
+        assert _wait(lambda: len(_sockets(serving)) == 1, 2.5), "up though the graph is held"
+        spare = _spare_of(1)  # ready: its warm-up gave up on the held graph
+        assert holder.poll() is None, "all of it while the graph was held"
+    finally:
+        holder.communicate(timeout=10)
+    out, loaded = _probe(project, "s1")
+    assert not loaded and "<rose-memory>" in _block(out)
+    assert _wait(lambda: _gone(spare), 10), "the spare ran that recall"

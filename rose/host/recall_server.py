@@ -42,6 +42,7 @@ MAX_SERVERS = 2
 _REPLY_S = 25.0  # the hook's own timeout is 30 s (hooks/hooks.json); recall's deadline 15 s
 _CHILD_S = 40  # a child still running after this is ended by its alarm
 _REQUEST_S = 2.0
+_WARM_LOCK_S = 0.2  # a spare's warm-up waits no longer for a writer: a recall may be next
 _ROOT = Path(__file__).resolve().parents[1]  # the `rose` package
 # The server's start: ROSE imported from where the hook's own came from (a `-m` run would
 # import whatever `rose` its working directory or the path holds first: another copy,
@@ -331,6 +332,7 @@ def _warm_up(cwd: str | None) -> None:
     from rose.store.facade import Store
 
     store = Store.open(Path(cwd) if cwd else None)
+    store.lock_timeout_s = _WARM_LOCK_S  # a writer holds it: the warm-up gives up, not waits
     store.view()
     for_store(store)
 

@@ -17,6 +17,7 @@ from rose.errors import (
     LessonNotFound,
     QueryError,
     RoseError,
+    StoreLocked,
     StoreNotFound,
 )
 from rose.events import append_event
@@ -88,14 +89,19 @@ class Store:
     def load_engine(self) -> str:
         """Import the graph engine's package and open the graph once, for a process that
         opens it later (the recall server, whose children it forks): the engine's first
-        open in a process costs ~40 ms more than the next, its library read in. Every
-        statement's text is read too; the engine's version."""
+        open in a process costs ~40 ms more than the next, its library read in (not when a
+        writer holds it: this waits for none). Every statement's text is read too; the
+        engine's version."""
         from rose.graph import queries
         from rose.graph.engine import version
 
         for name in queries.names():
             queries.load(name)
-        self.read("meta_get")
+        try:
+            with self.graph(deadline_s=0.2) as g:
+                g.q("meta_get")
+        except StoreLocked:
+            pass  # its first open is paid later
         return version(self.engine)
 
     @property
