@@ -5,16 +5,19 @@ the next prompt) and the recall servers (`rose.host.recall_server`: recall loade
 next prompt's hook). Each listens on `<kind>-<key>.sock` in `folder()` (mode 0700: only
 its owner can reach it), holds `<kind>-<key>.lock` for its life, and answers one JSON
 request per connection. What is here is what both share: the folder, binding a socket,
-asking one process or each of a kind, and the cap on how many of a kind are up.
+asking one process or each of a kind, the cap on how many of a kind are up, and the log
+each writes what it prints to (`log_to`), redacted as every write is.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import json
 import os
 import socket
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -153,3 +156,49 @@ def make_room(kind: str, mine: Path, most: int, say: Callable[[str], None]) -> N
     for path, reply in others[: max(0, len(others) - (most - 1))]:
         say(f"stopping {kind} process {reply.get('pid')}: more than {most} are up")
         tell(path, {"stop": True})
+
+
+_HOLD_LINES = 200  # a private key's block held back at most this many lines
+
+
+class RedactedLog(io.TextIOBase):
+    """What a kept process prints, redacted a line at a time before it reaches its log; a
+    private key's block is held back until its END line and redacted whole. A line not yet
+    ended waits for its end (a process that dies meanwhile loses it, never leaks it)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.part = ""
+        self.held: list[str] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        *lines, self.part = (self.part + text).split("\n")
+        for line in lines:
+            if self.held or "-----BEGIN" in line:
+                self.held.append(line)
+                if "-----END" in line or len(self.held) >= _HOLD_LINES:
+                    self._out("\n".join(self.held))
+                    self.held = []
+            else:
+                self._out(line)
+        return len(text)
+
+    def _out(self, text: str) -> None:
+        from rose.redact import redact
+
+        os.write(self.fd, (redact(text) + "\n").encode("utf-8", "replace"))
+
+
+def log_to(path: Path) -> None:
+    """From now on, what this process (and what it forks) prints goes to the log at `path`,
+    redacted; what is written below Python to its standard output and error (a library's
+    own messages) goes to the null device, never to the disk unredacted."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    sys.stdout = sys.stderr = RedactedLog(fd)

@@ -24,7 +24,7 @@ ALLOWED = {
     "rose/graph/engine.py": "the holder note: pid, time, the program and its subcommand only",
     "rose/host/_runner.py": "a job's log: each line redacted before the write",
     "rose/detach.py": "a detached process's output, appended: the keeper redacts each line",
-    "rose/kept.py": "kept processes' lock files, opened for flock: nothing is written to them",
+    "rose/kept.py": "a kept process's log: each line redacted before the write",
 }
 
 

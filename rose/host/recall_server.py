@@ -398,10 +398,7 @@ def serve(spec: dict[str, Any]) -> int:
     idle_s = _preload(spec.get("cwd") if isinstance(spec.get("cwd"), str) else None)
     if idle_s <= 0:
         return 0
-    log = os.open(path.with_suffix(".log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
+    kept.log_to(path.with_suffix(".log"))
     listening = kept.listen(path)
     if listening is None:
         return 0  # another server for the same key got there first

@@ -268,10 +268,7 @@ def _placed(spec: dict[str, Any]) -> dict[str, Any] | None:
     path = address(key_for(argv)) if argv is not None else None
     if argv is None or path is None or path.exists():
         return None
-    log = os.open(path.with_suffix(".log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
+    kept.log_to(path.with_suffix(".log"))
     return {**spec, "argv": argv, "socket": str(path)}
 
 
