@@ -275,10 +275,13 @@ def test_a_server_starts_and_warms_up_while_a_writer_holds_the_store(
     try:
         assert recall_server.launch(str(project))
         assert _wait(lambda: len(_sockets(serving)) == 1, 2.5), "up though the graph is held"
-        spare = _spare_of(1)  # ready: its warm-up gave up on the held graph
+        spare = _spare_of(1)
+        (status,) = recall_server.status_all()
+        assert not status["spare_warm"], "its warm-up waits for the graph"
         assert holder.poll() is None, "all of it while the graph was held"
     finally:
         holder.communicate(timeout=10)
+    assert _wait(lambda: recall_server.status_all()[0]["spare_warm"], 10), "warmed up after"
     out, loaded = _probe(project, "s1")
     assert not loaded and "<rose-memory>" in _block(out)
     assert _wait(lambda: _gone(spare), 10), "the spare ran that recall"

@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -43,6 +44,7 @@ _REPLY_S = 25.0  # the hook's own timeout is 30 s (hooks/hooks.json); recall's d
 _CHILD_S = 40  # a child still running after this is ended by its alarm
 _REQUEST_S = 2.0
 _WARM_LOCK_S = 0.2  # a spare's warm-up waits no longer for a writer: a recall may be next
+_WARM_PAUSE_MAX_S = 5.0  # between its tries while the writer goes on
 _ROOT = Path(__file__).resolve().parents[1]  # the `rose` package
 # The server's start: ROSE imported from where the hook's own came from (a `-m` run would
 # import whatever `rose` its working directory or the path holds first: another copy,
@@ -170,6 +172,27 @@ def stop_all() -> int:
 # -- the server ------------------------------------------------------------------------------
 
 
+class Spare:
+    """The parent's end of a spare: its pid, the line a recall goes down (the spare only
+    reads it: a byte left unread on a socket closed after the hand-off would reset the
+    spare's read of its recall), and a pipe it says "warm" on."""
+
+    def __init__(self, pid: int, line: socket.socket, said: int):
+        self.pid, self.line, self.said = pid, line, said
+        self.warm = False
+
+    def is_warm(self) -> bool:
+        if not self.warm:
+            with contextlib.suppress(OSError):  # nothing said yet
+                self.warm = os.read(self.said, 1) == b"W"
+        return self.warm
+
+    def close(self) -> None:
+        self.line.close()
+        with contextlib.suppress(OSError):
+            os.close(self.said)
+
+
 class Server:
     """The listening parent: it answers status and stop itself and gives each recall to a
     child. One child, the spare, is forked ahead and warms itself up (the engine's first
@@ -182,7 +205,7 @@ class Server:
         self.cwd = cwd
         self.last = time.monotonic()
         self.children: list[int] = []
-        self.spare: tuple[int, socket.socket] | None = None
+        self.spare: Spare | None = None
         self.stopping = False
 
     def busy(self) -> int:
@@ -200,7 +223,8 @@ class Server:
         idle = time.monotonic() - self.last
         return {"pid": os.getpid(), "busy": self.busy(), "idle_s": round(idle, 1),
                 "exits_in_s": round(max(0.0, self.idle_s - idle), 1),
-                "spare": self.spare[0] if self.spare else None}  # fmt: skip
+                "spare": self.spare.pid if self.spare else None,
+                "spare_warm": bool(self.spare and self.spare.is_warm())}  # fmt: skip
 
     def handle(self, conn: socket.socket, listener: socket.socket) -> None:
         """One connection: status and stop are answered here, a recall by a child."""
@@ -236,21 +260,25 @@ class Server:
         if self.spare is not None or self.stopping or self.busy():
             return
         mine, theirs = socket.socketpair()
+        said, say = os.pipe()  # the spare says "warm" here (never on the line: see Spare)
         pid = os.fork()
         if pid == 0:  # the spare: never returns
             listener.close()
             mine.close()
-            _spare(theirs, self.cwd)
+            os.close(said)
+            _spare(theirs, say, self.cwd)
         theirs.close()
-        self.spare = (pid, mine)
+        os.close(say)
+        os.set_blocking(said, False)
+        self.spare = Spare(pid, mine, said)
 
     def hand_to_spare(self, conn: socket.socket, req: dict[str, Any]) -> bool:
         """Give the recall and its connection to the spare; False when there is none or it
         did not take them (the caller forks a child)."""
         if self.spare is None:
             return False
-        pid, line = self.spare
-        self.spare = None
+        spare, self.spare = self.spare, None
+        pid, line = spare.pid, spare.line
         sent = False
         try:
             line.settimeout(_REQUEST_S)
@@ -266,12 +294,12 @@ class Server:
             _say(f"the spare {pid} did not take a recall ({exc!r}): forking one")
             return False
         finally:
-            line.close()
+            spare.close()
 
     def close_spare(self) -> None:
         """Let the spare go: with its line closed it exits."""
         if self.spare is not None:
-            self.spare[1].close()
+            self.spare.close()
             self.spare = None
 
     def serve(self, listener: socket.socket) -> None:
@@ -300,14 +328,14 @@ def _send(conn: socket.socket, reply: dict[str, Any]) -> None:
         conn.close()
 
 
-def _spare(line: socket.socket, cwd: str | None) -> None:
+def _spare(line: socket.socket, say: int, cwd: str | None) -> None:
     """A spare: warm up, then wait on `line` for a recall and its connection; exit when the
     line closes first (the server is ending)."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    try:
-        _warm_up(cwd)
-    except Exception as exc:  # only ever a saving: the recall runs all the same
-        _say(f"a spare's warm-up failed: {exc!r}")
+    if _warm_until_asked(line, cwd):
+        with contextlib.suppress(OSError):
+            os.write(say, b"W")  # the server's status says so
+    os.close(say)
     try:
         _, fds, _, _ = socket.recv_fds(line, 1, 1)
         if not fds:
@@ -323,6 +351,27 @@ def _spare(line: socket.socket, cwd: str | None) -> None:
         _send(conn, {"error": "a recall request is a JSON object"})
         os._exit(1)
     _child(conn, req)
+
+
+def _warm_until_asked(line: socket.socket, cwd: str | None) -> bool:
+    """Warm up, trying again while a writer holds the store (with a growing pause), until
+    it is done or a recall arrives on `line` (which then waits for nothing); whether it
+    got warm."""
+    from rose.errors import StoreLocked
+
+    pause = _WARM_LOCK_S
+    while True:
+        try:
+            _warm_up(cwd)
+            return True
+        except StoreLocked:
+            pass
+        except Exception as exc:  # only ever a saving: the recall runs all the same
+            _say(f"a spare's warm-up failed: {exc!r}")
+            return False
+        if select.select([line], [], [], pause)[0]:
+            return False
+        pause = min(pause * 2, _WARM_PAUSE_MAX_S)
 
 
 def _warm_up(cwd: str | None) -> None:
