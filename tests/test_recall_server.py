@@ -285,3 +285,18 @@ def test_a_server_starts_and_warms_up_while_a_writer_holds_the_store(
     out, loaded = _probe(project, "s1")
     assert not loaded and "<rose-memory>" in _block(out)
     assert _wait(lambda: _gone(spare), 10), "the spare ran that recall"
+
+
+def test_a_reply_ends_the_connection_though_a_copy_of_it_lives_on(tmp_path: Path):
+    hook_end, server_end = socket.socketpair()
+    keeper = subprocess.Popen(  # a process started by the recall, holding a copy of the socket
+        [sys.executable, "-c", "import time; time.sleep(20)"], pass_fds=[server_end.fileno()]
+    )
+    try:
+        recall_server._send(server_end, {"ok": "done"})
+        hook_end.settimeout(5)
+        assert json.loads(kept.read_all(hook_end)) == {"ok": "done"}, "read to its end"
+    finally:
+        keeper.kill()
+        keeper.wait()
+        hook_end.close()

@@ -319,9 +319,12 @@ class Server:
 
 
 def _send(conn: socket.socket, reply: dict[str, Any]) -> None:
+    """Send `reply` and end the connection: shut down, not only closed, so the hook reads
+    its end even when a copy of the socket lives on in a process started meanwhile."""
     try:
         conn.settimeout(None)
         conn.sendall(json.dumps(reply).encode())
+        conn.shutdown(socket.SHUT_RDWR)
     except OSError:
         pass
     finally:
@@ -340,7 +343,8 @@ def _spare(line: socket.socket, say: int, cwd: str | None) -> None:
         _, fds, _, _ = socket.recv_fds(line, 1, 1)
         if not fds:
             os._exit(0)
-        conn = socket.socket(fileno=fds[0])
+        os.set_inheritable(fds[0], False)  # a socket received is inherited by what the
+        conn = socket.socket(fileno=fds[0])  # recall starts (a keeper) unless told not to
         req = json.loads(kept.read_all(line) or b"null")
     except (OSError, ValueError) as exc:
         _say(f"a spare lost its recall: {exc!r}")
