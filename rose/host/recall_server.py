@@ -387,6 +387,7 @@ def _warm_up(cwd: str | None) -> None:
     store = Store.open(Path(cwd) if cwd else None)
     store.lock_timeout_s = _WARM_LOCK_S  # a writer holds it: the warm-up gives up, not waits
     store.view()
+    store.read("meta_get")  # the view may need no statement: one is run, so it opens
     for_store(store)
 
 

@@ -400,7 +400,11 @@ def preload() -> None:
     (the recall server, whose children each recall once)."""
     import concurrent.futures  # noqa: F401  # the walk's parallel questions
 
+    from rose.judge.calls import preload as calls
     from rose.loop import _walk, families, route  # noqa: F401
+
+    calls("relevance")
+    recall_view.preload()
 
 
 def recall_for_hook(
