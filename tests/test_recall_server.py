@@ -300,3 +300,11 @@ def test_a_reply_ends_the_connection_though_a_copy_of_it_lives_on(tmp_path: Path
         keeper.kill()
         keeper.wait()
         hook_end.close()
+
+
+def test_a_store_that_keeps_nothing_warm_gets_no_server(decided: Store, project: Path, serving):
+    config.set_override(decided.primary.config, "recall.keep_warm_s", "0")
+    out, loaded = _probe(project, "s1")  # the hook runs recall, and asks for a server
+    assert loaded and "<rose-memory>" in _block(out)
+    time.sleep(2.0)
+    assert not _sockets(serving) and not recall_server.status_all()

@@ -431,16 +431,21 @@ def _recall(req: dict[str, Any]) -> dict[str, Any]:
 
 
 def _preload(cwd: str | None) -> float:
-    """Import what a recall needs, and read the idle time of the store at `cwd`."""
+    """Read the idle time of the store at `cwd` and, unless it keeps nothing loaded (0),
+    import and compile what a recall needs; the idle time."""
+    from rose.store.facade import Store
+
+    store = Store.open(Path(cwd) if cwd else None)
+    idle_s = float(store.config.recall.keep_warm_s)
+    if idle_s <= 0:
+        return idle_s
     import rose.judge.calls  # noqa: F401
     import rose.model.claude  # noqa: F401
     from rose.loop import recall
-    from rose.store.facade import Store
 
     recall.preload()
-    store = Store.open(Path(cwd) if cwd else None)
     store.load_engine()
-    return float(store.config.recall.keep_warm_s)
+    return idle_s
 
 
 def serve(spec: dict[str, Any]) -> int:
