@@ -202,3 +202,20 @@ def log_to(path: Path) -> None:
     os.dup2(null, 2)
     os.close(null)
     sys.stdout = sys.stderr = RedactedLog(fd)
+
+
+def say(who: str, text: str) -> None:
+    """One line to this kept process's log (`log_to`), redacted as every write is."""
+    from rose.redact import redact
+
+    print(redact(f"rose {who} {os.getpid()}: {text}"), file=sys.stderr, flush=True)
+
+
+def run(who: str, serve: Callable[[dict[str, Any]], int]) -> int:
+    """A kept process's main: `serve` the JSON spec its starter passed as its argument;
+    its exit code (1, the error logged, when serving raised)."""
+    try:
+        return serve(json.loads(sys.argv[1]))
+    except Exception as exc:
+        say(who, repr(exc))
+        return 1

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -29,6 +27,7 @@ import pytest
 from rose.errors import BackendFailed, BackendTimeout
 from rose.model import _keeper
 from rose.model.claude import ClaudeBackend
+from tests._kept import own_folder
 from tests.test_backend_claude import ANSWER, SCHEMA
 from tests.test_backend_claude_warm import asked, calls, started, wait_for
 from tests.test_backend_claude_warm import fake as warm_fake
@@ -39,14 +38,8 @@ fake = warm_fake
 @pytest.fixture(autouse=True)
 def keeping(monkeypatch):
     """Keeping on, its sockets in a short folder of this test's own; every keeper ended."""
-    run = Path(tempfile.mkdtemp(prefix="rk-", dir="/tmp"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    monkeypatch.delenv("ROSE_KEEP_WARM", raising=False)
-    yield run
-    _keeper.stop_all()
-    folder = run / f"rose-{os.getuid()}"
-    wait_for(lambda: not list(folder.glob("*.sock")) if folder.exists() else True, 15)
-    shutil.rmtree(run, ignore_errors=True)
+    with own_folder(monkeypatch, "rk-", _keeper.stop_all) as run:
+        yield run
 
 
 def _gone(pid: int) -> bool:

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -30,6 +28,7 @@ from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
 from tests._hookrun import payload
+from tests._kept import own_folder
 
 pytestmark = pytest.mark.graph
 
@@ -46,13 +45,8 @@ PROBE = (
 @pytest.fixture(autouse=True)
 def serving(monkeypatch):
     """Servers on, their sockets in a short folder of this test's own; every one ended."""
-    run = Path(tempfile.mkdtemp(prefix="rs-", dir="/tmp"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    monkeypatch.delenv("ROSE_KEEP_WARM", raising=False)
-    yield run
-    recall_server.stop_all()
-    _wait(lambda: not _sockets(run), 15)
-    shutil.rmtree(run, ignore_errors=True)
+    with own_folder(monkeypatch, "rs-", recall_server.stop_all) as run:
+        yield run
 
 
 def _sockets(run: Path) -> list[Path]:

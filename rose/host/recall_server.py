@@ -476,18 +476,11 @@ def serve(spec: dict[str, Any]) -> int:
 
 
 def _say(text: str) -> None:
-    """One line to the server's log, redacted as every write is."""
-    from rose.redact import redact
-
-    print(redact(f"rose recall server {os.getpid()}: {text}"), file=sys.stderr, flush=True)
+    kept.say("recall server", text)
 
 
 def main() -> int:
-    try:
-        return serve(json.loads(sys.argv[1]))
-    except Exception as exc:
-        _say(repr(exc))
-        return 1
+    return kept.run("recall server", serve)
 
 
 if __name__ == "__main__":

@@ -318,19 +318,12 @@ def _handle(keeper: Keeper, conn: socket.socket) -> None:
 
 
 def _say(text: str) -> None:
-    """One line to the keeper's log, redacted as every write is."""
-    from rose.redact import redact
-
-    print(redact(f"rose keeper {os.getpid()}: {text}"), file=sys.stderr, flush=True)
+    kept.say("keeper", text)
 
 
 def main() -> int:
     threading.excepthook = lambda a: _say(f"a thread failed: {a.exc_value!r}")
-    try:
-        return serve(json.loads(sys.argv[1]))
-    except Exception as exc:
-        _say(repr(exc))
-        return 1
+    return kept.run("keeper", serve)
 
 
 if __name__ == "__main__":

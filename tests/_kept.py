@@ -1,0 +1,29 @@
+"""Kept processes (keepers, recall servers) reached in a short folder of one test's own."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def own_folder(monkeypatch, prefix: str, stop: Callable[[], object]) -> Iterator[Path]:
+    """Keeping on, the sockets under a new short folder (a socket's path has ~100 bytes at
+    most); at the end `stop` asks every process there to end, and they are waited for."""
+    run = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.delenv("ROSE_KEEP_WARM", raising=False)
+    try:
+        yield run
+    finally:
+        stop()
+        folder = run / f"rose-{os.getuid()}"
+        end = time.monotonic() + 15
+        while folder.exists() and list(folder.glob("*.sock")) and time.monotonic() < end:
+            time.sleep(0.05)
+        shutil.rmtree(run, ignore_errors=True)
