@@ -428,6 +428,8 @@ def _bare_json_value(text: str, start: int, end: int) -> bool:
         start -= 1
     while end < len(text) and text[end] in " \t":
         end += 1
+    if not start and end == len(text):  # the whole text is the number: a JSON line of one value
+        return True
     if not (start and text[start - 1] in ":[," and (end == len(text) or text[end] in ",]}")):
         return False
     quotes = sum(1 for t in _QUOTE_OR_ESCAPE.findall(text, 0, start) if t == '"')
