@@ -14,14 +14,18 @@ from pathlib import Path
 @contextmanager
 def own_folder(monkeypatch, prefix: str, stop: Callable[[], object]) -> Iterator[Path]:
     """Keeping on, the sockets under a new short folder (a socket's path has ~100 bytes at
-    most); at the end `stop` asks every process there to end, and they are waited for."""
+    most); at the end `stop` asks every process there to end, and the graph servers the
+    test's opens started are asked too (`rose.graph.server`); they are waited for."""
     run = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
     monkeypatch.delenv("ROSE_KEEP_WARM", raising=False)
     try:
         yield run
     finally:
+        from rose.graph import server
+
         stop()
+        server.stop_all()
         folder = run / f"rose-{os.getuid()}"
         end = time.monotonic() + 15
         while folder.exists() and list(folder.glob("*.sock")) and time.monotonic() < end:

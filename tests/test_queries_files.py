@@ -357,6 +357,13 @@ _ALLOWED = {
     ),
     ("rose/graph/engine.py", "COMMIT"): "Graph.transaction() ends its transaction (as above)",
     ("rose/graph/engine.py", "ROLLBACK"): "Graph.transaction() undoes a failed one (as above)",
+    ("rose/graph/server.py", "BEGIN TRANSACTION READ ONLY"): (
+        "a graph server runs each statement of a read-only session in a read-only transaction"
+    ),
+    ("rose/graph/server.py", "ROLLBACK"): (
+        "a graph server ends that transaction, and rolls back one a session left open"
+    ),
+    ("rose/graph/server.py", "COMMIT"): "a graph server tells the end of a session's transaction",
     (
         "rose/cli/query_cmds.py",
         "Allow statements that change the graph or write elsewhere "

@@ -80,7 +80,8 @@ def _format(s: dict) -> str:
     if ignored:
         lines.append(f"config     {len(ignored)} setting(s) ignored")
         lines += [f"  {p['message']}" for p in ignored]
-    jobs = [*_jobs_lines(s["jobs"]), *_kept_lines(s["kept"], s["recall_servers"])]
+    kept = _kept_lines(s["kept"], s["recall_servers"], s["graph_server"])
+    jobs = [*_jobs_lines(s["jobs"]), *kept]
     return "\n".join([*lines, *jobs, *_spend_lines(s["spend"])])
 
 
@@ -122,18 +123,27 @@ def _jobs_lines(jobs: dict) -> list[str]:
     return lines
 
 
-def _kept_lines(kept: list[dict], servers: list[dict]) -> list[str]:
-    """The judge's CLIs kept started between prompts, one line a keeper, and the recall
-    servers keeping recall loaded, one line a server."""
-    return [
-        f"kept       {k['kept']} judge CLI(s) started for the next prompt (pid {k['pid']}; "
-        f"exits after {k['exits_in_s']:.0f} s more without a question, recall.keep_warm_s)"
-        for k in kept
-    ] + [
-        f"kept       recall loaded for the next prompt (pid {r['pid']}; exits after "
-        f"{r['exits_in_s']:.0f} s more without a prompt, recall.keep_warm_s)"
-        for r in servers
-    ]
+def _kept_lines(kept: list[dict], servers: list[dict], graph: dict | None) -> list[str]:
+    """The judge's CLIs kept started between prompts, one line a keeper, the recall
+    servers keeping recall loaded, one line a server, and the graph server keeping this
+    store's database open."""
+    held = [
+        f"kept       the graph database open for the next command (pid {graph['pid']}; "
+        f"lets go after {graph['exits_in_s']:.0f} s more without one, graph.keep_open_s)"
+    ] if graph and "pid" in graph else []  # fmt: skip
+    return (
+        held
+        + [
+            f"kept       {k['kept']} judge CLI(s) started for the next prompt (pid {k['pid']}; "
+            f"exits after {k['exits_in_s']:.0f} s more without a question, recall.keep_warm_s)"
+            for k in kept
+        ]
+        + [
+            f"kept       recall loaded for the next prompt (pid {r['pid']}; exits after "
+            f"{r['exits_in_s']:.0f} s more without a prompt, recall.keep_warm_s)"
+            for r in servers
+        ]
+    )
 
 
 def _spend_lines(sp: dict) -> list[str]:

@@ -29,7 +29,7 @@ from rose.errors import GraphDamaged, QueryError, RoseError, StoreLocked, StoreR
 ENGINES = ("kuzu", "ladybug")
 
 
-def _module(engine: str) -> Any:
+def engine_module(engine: str) -> Any:
     if engine == "kuzu":
         return _import("kuzu")
     if engine == "ladybug":
@@ -73,7 +73,7 @@ def _import(name: str) -> Any:
 
 
 def version(engine: str) -> str:
-    mod = _module(engine)
+    mod = engine_module(engine)
     return str(getattr(mod, "__version__", "?"))
 
 
@@ -115,7 +115,7 @@ class Graph:
                     rows.append({c: _plain(v) for c, v in zip(cols, values, strict=False)})
         except RuntimeError as exc:
             message = str(exc).strip()
-            raise QueryError(name, message, damaged=_is_storage_damage(message)) from None
+            raise QueryError(name, message, damaged=is_storage_damage(message)) from None
         except UnicodeDecodeError as exc:  # a string the engine stored is no longer UTF-8
             text = f"unreadable text in the database ({exc})"
             raise QueryError(name, text, damaged=True) from None
@@ -196,6 +196,9 @@ def _holder_file(path: Path) -> Path:
 
 
 def _alive(pid: int) -> bool:
+    from rose.detach import reap
+
+    reap()  # a graph server this process started, ended since, is not taken for alive
     try:
         os.kill(pid, 0)
     except PermissionError:  # it exists, under another user
@@ -205,7 +208,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _live_holder(path: Path) -> dict | None:
+def live_holder(path: Path) -> dict | None:
     """The holder note of another live process, if one holds (or is closing) the database."""
     try:
         info = json.loads(_holder_file(path).read_text(encoding="utf-8"))
@@ -218,7 +221,7 @@ def _live_holder(path: Path) -> dict | None:
 def _others_there(path: Path) -> bool:
     """Another live process holds the database, or is inside the engine's open of it (a
     writer's open replays the log, which a reader meanwhile sees as recovery pending)."""
-    if _live_holder(path) is not None:
+    if live_holder(path) is not None:
         return True
     prefix = _opening_prefix(path)
     with suppress(OSError):
@@ -234,14 +237,15 @@ def _others_there(path: Path) -> bool:
 def _describe_holder(path: Path, message: str) -> str | None:
     if "held by PID" in message:  # ladybug names the holder itself
         return "pid " + message.split("held by PID", 1)[1].split(")")[0].strip()
-    info = _live_holder(path)
+    info = live_holder(path)
     if info is None:
         return None
     return f"pid {info['pid']} ({info.get('cmd', '?')}, since {info.get('since', '?')})"
 
 
-def _claim_holder(path: Path) -> None:
-    """Leave a note saying who holds the database, for the error another process will show."""
+def claim_holder(path: Path, **extra: Any) -> None:
+    """Leave a note saying who holds the database, for the error another process will show
+    (a graph server adds where it listens: `rose.graph.server`)."""
     info = {
         "pid": os.getpid(),
         # The program and its subcommand only: the rest of a command line may hold a secret.
@@ -250,12 +254,13 @@ def _claim_holder(path: Path) -> None:
             + [a for a in sys.argv[1:2] if len(a) <= 24 and a.lstrip("-").isidentifier()]
         ),
         "since": time.strftime("%H:%M:%S"),
+        **extra,
     }
     with suppress(OSError):
         _holder_file(path).write_text(json.dumps(info), encoding="utf-8")
 
 
-def _release_holder(path: Path) -> None:
+def release_holder(path: Path) -> None:
     try:
         hf = _holder_file(path)
         if json.loads(hf.read_text(encoding="utf-8")).get("pid") == os.getpid():
@@ -269,6 +274,9 @@ _SIDE_FILES = (".wal", ".shadow")
 
 def remove_database(path: Path) -> None:
     """Delete a database and its side files; the lesson files can always rebuild it."""
+    from rose.graph import server
+
+    server.stop(path)
     for p in (path, *(path.with_name(path.name + s) for s in (*_SIDE_FILES, ".holder"))):
         _remove(p)
 
@@ -323,7 +331,7 @@ def _damage(exc: BaseException, path: Path) -> str:
     return rest if sep and " " not in head else text
 
 
-def _is_storage_damage(message: str) -> bool:
+def is_storage_damage(message: str) -> bool:
     """A query failed because the engine cannot read its own pages (seen under ladybug:
     "Storage exception: String dictionary index is outside the offset table.")."""
     return message.startswith("Storage exception") or "may be corrupted" in message
@@ -367,43 +375,81 @@ def _check_writable(path: Path) -> None:
             raise StoreReadOnly(p, "read-only file system" if mounted_ro else "permission denied")
 
 
+class _Served(Exception):
+    """A graph server took the database while this process waited for it: ask it instead."""
+
+
 @contextmanager
 def open_graph(
-    path: Path, engine: str, *, read_only: bool = False, deadline_s: float = 30.0
+    path: Path,
+    engine: str,
+    *,
+    read_only: bool = False,
+    deadline_s: float = 30.0,
+    keep_s: float = 0.0,
 ) -> Iterator[Graph]:
     """Open the database at `path`: a lock is waited on until `deadline_s`, damage is reported.
 
-    An open that fails because another process holds the database (a lock error, or any
-    error while another live process holds or is opening it) is retried with jittered
-    backoff until the deadline, then `StoreLocked` names the file and the holder. An open
-    that fails with nobody else there is retried once after `SETTLE_S`; failing again, it
-    raises `GraphDamaged` (the store moves it aside and rebuilds it). No write permission
-    raises `StoreReadOnly` at once.
+    Where a graph server holds the database (`rose.graph.server`), the graph is a session
+    of that server's, waited for until the deadline like a lock; otherwise the process opens
+    it itself and, with `keep_s` > 0, starts a server that keeps it open that long after
+    its last session. An open that fails because another process holds the database (a
+    lock error, or any error while another live process holds or is opening it) is retried
+    with jittered backoff until the deadline, then `StoreLocked` names the file and the
+    holder. An open that fails with nobody else there is retried once after `SETTLE_S`;
+    failing again, it raises `GraphDamaged` (the store moves it aside and rebuilds it). No
+    write permission raises `StoreReadOnly` at once.
     """
-    mod = _module(engine)
+    from rose.graph import server
+
     if not read_only:
         _check_writable(path)
-    crashed = _crashed(path)
-    if crashed and _live_holder(path) is None:  # one who holds it now opened it fine
-        raise GraphDamaged(path, crashed, ident=_identity(path), probe=False)
-    db = _database(mod, path, read_only, deadline_s)
+    end = time.monotonic() + deadline_s
+    while True:
+        served = server.connect(path, engine, read_only, end - time.monotonic())
+        if served is not None:
+            try:
+                yield served
+            finally:
+                served.close()
+            return
+        own = _open_own(path, engine, read_only, end)
+        if own is not None:
+            break
+    mod, db = own
     for note, _, _ in _dead_notes(path):
         if note.name.startswith(_opening_prefix(path)):  # it opens: that one was killed
             note.unlink(missing_ok=True)
     if not read_only:
-        _claim_holder(path)
+        claim_holder(path)
     conn = None
     try:
         conn = mod.Connection(db)
         if not read_only:
-            _defer_checkpoint(conn, path)
+            defer_checkpoint(conn, path)
         yield Graph(conn, path)
     finally:
         if conn is not None:
             conn.close()  # the connection must close before the database
         db.close()
         if not read_only:
-            _release_holder(path)
+            release_holder(path)
+    if keep_s > 0 and not read_only:
+        server.launch(path, engine, keep_s)
+
+
+def _open_own(path: Path, engine: str, read_only: bool, end: float) -> tuple[Any, Any] | None:
+    """(the engine's module, its Database) opened by this process; None when a graph server
+    took the database meanwhile (ask it instead)."""
+    mod = engine_module(engine)
+    crashed = crash_note(path)
+    if crashed and live_holder(path) is None:  # one who holds it now opened it fine
+        raise GraphDamaged(path, crashed, ident=_identity(path), probe=False)
+    try:
+        return mod, open_database(mod, path, read_only, end - time.monotonic(), engine)
+    except _Served:
+        time.sleep(0.005)  # a server letting go may still be named for a moment
+        return None
 
 
 # A checkpoint folds the write-ahead log into the database file. By default the engine runs
@@ -415,7 +461,7 @@ def open_graph(
 WAL_LIMIT = 64 * 1024
 
 
-def _defer_checkpoint(conn: Any, path: Path) -> None:
+def defer_checkpoint(conn: Any, path: Path) -> None:
     """Leave the log for the next open instead of checkpointing at close (see `WAL_LIMIT`)."""
     try:
         conn.execute("CALL force_checkpoint_on_close=false")
@@ -423,8 +469,13 @@ def _defer_checkpoint(conn: Any, path: Path) -> None:
         print(f"rose: {path.name}: checkpoints stay on close ({_first_line(exc)})", file=sys.stderr)
 
 
-def _database(mod: Any, path: Path, read_only: bool, deadline_s: float) -> Any:
-    """The engine's Database: a lock waited on until the deadline, damage after one retry."""
+def open_database(
+    mod: Any, path: Path, read_only: bool, deadline_s: float, engine: str | None = None
+) -> Any:
+    """The engine's Database: a lock waited on until the deadline, damage after one retry.
+    With `engine`, a graph server of that engine found holding it raises `_Served`."""
+    from rose.graph import server
+
     start = time.monotonic()
     delay = 0.005
     strikes = 0  # failures in a row with nobody else holding the database
@@ -453,6 +504,8 @@ def _database(mod: Any, path: Path, read_only: bool, deadline_s: float) -> Any:
             if waited >= deadline_s:
                 holder = _describe_holder(path, message)
                 raise StoreLocked(path, holder, waited, _first_line(exc)) from None
+            if engine is not None and server.serving(path, engine):
+                raise _Served from None
             time.sleep(min(delay * (0.5 + random.random()), max(0.0, deadline_s - waited)))
             delay = min(delay * 2, 0.25)
 
@@ -484,15 +537,25 @@ def _opening(path: Path) -> Iterator[None]:
             note.unlink(missing_ok=True)
 
 
+def serving_note(path: Path, pid: int) -> Path:
+    """The note a graph server leaves for the length of each session (`rose.graph.server`)."""
+    return path.with_name(f"{path.name}.serving-{pid}")
+
+
 def _dead_notes(path: Path) -> list[tuple[Path, int, str]]:
-    """(note, pid, what it was doing) for each process that died holding or opening `path`."""
-    prefix = _opening_prefix(path)
+    """(note, pid, what it was doing) for each process that died holding or opening `path`.
+
+    A graph server that died between sessions held the database with nothing in hand (every
+    session's work committed or rolled back): its holder note is cleared, not counted."""
+    notes = {_opening_prefix(path): "died inside the engine's open",
+             serving_note(path, 0).name[:-1]: "(graph server) died serving a session"}  # fmt: skip
     found = []
     with suppress(OSError):
         for entry in os.scandir(path.parent):
-            tail = entry.name[len(prefix) :]
-            if entry.name.startswith(prefix) and tail.isdigit() and not _alive(int(tail)):
-                found.append((Path(entry.path), int(tail), "died inside the engine's open"))
+            for prefix, doing in notes.items():
+                tail = entry.name[len(prefix) :]
+                if entry.name.startswith(prefix) and tail.isdigit() and not _alive(int(tail)):
+                    found.append((Path(entry.path), int(tail), doing))
     note = _holder_file(path)
     try:
         info = json.loads(note.read_text(encoding="utf-8"))
@@ -500,11 +563,14 @@ def _dead_notes(path: Path) -> list[tuple[Path, int, str]]:
     except (OSError, ValueError, KeyError, TypeError):
         return found
     if pid != os.getpid() and not _alive(pid):
-        found.append((note, pid, f"({info.get('cmd', '?')}) died with it open"))
+        if info.get("serve") and not any(p == pid for _, p, _ in found):
+            note.unlink(missing_ok=True)
+        else:
+            found.append((note, pid, f"({info.get('cmd', '?')}) died with it open"))
     return found
 
 
-def _crashed(path: Path) -> str | None:
+def crash_note(path: Path) -> str | None:
     """Why the database is taken for damaged after a process died with it, or None."""
     dead = _dead_notes(path)
     if not dead:
@@ -527,8 +593,11 @@ def set_aside(path: Path, engine: str, damage: GraphDamaged) -> Path | None:
     process healed it first. Keeps the newest `KEEP_DAMAGED` damaged copies. An OSError
     (the move failed) reaches the caller.
     """
+    from rose.graph import server
+
+    server.stop(path)  # a graph server holding it lets go first
     with _healing(path):
-        if _identity(path) != damage.ident or _live_holder(path) is not None:
+        if _identity(path) != damage.ident or live_holder(path) is not None:
             return None
         if damage.probe and not _still_damaged(path, engine):
             return None
@@ -559,7 +628,7 @@ def _healing(path: Path) -> AbstractContextManager[None]:
 
 
 def _still_damaged(path: Path, engine: str) -> bool:
-    mod = _module(engine)
+    mod = engine_module(engine)
     try:
         db = mod.Database(str(path), buffer_pool_size=buffer_pool_bytes(path))
     except (RuntimeError, MemoryError) as exc:

@@ -168,4 +168,8 @@ def is_read_only_error(message: str) -> bool:
     low = message.lower()
     if low.startswith("parser exception"):
         return False
-    return "in a read-only database" in low or "for a read only database" in low
+    return (
+        "in a read-only database" in low
+        or "for a read only database" in low
+        or "inside a read-only transaction" in low  # a graph server's read-only session
+    )

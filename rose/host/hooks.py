@@ -289,14 +289,22 @@ def host_of(payload: dict) -> str:
 
 
 def _writer_active(root: str) -> bool:
-    """Whether another live process holds the store's graph database (it is writing)."""
-    for name in ("graph.kuzu.holder", "graph.lbug.holder"):
+    """Whether another live process holds the store's graph database (it is writing). A
+    graph server holds it between sessions too: only one in a session counts (its
+    `<db>.serving-<pid>` note, `rose.graph.server`); an idle one answers this hook."""
+    for name in ("graph.kuzu", "graph.lbug"):
         try:
-            with open(os.path.join(root, name), encoding="utf-8") as fh:
-                pid = int(json.load(fh)["pid"])
-            if pid != os.getpid():
-                os.kill(pid, 0)
-                return True
+            with open(os.path.join(root, name + ".holder"), encoding="utf-8") as fh:
+                info = json.load(fh)
+            pid = int(info["pid"])
+            if pid == os.getpid():
+                continue
+            os.kill(pid, 0)
+            if info.get("serve") and not os.path.exists(
+                os.path.join(root, f"{name}.serving-{pid}")
+            ):
+                continue
+            return True
         except (OSError, ValueError, KeyError, TypeError):
             continue
     return False

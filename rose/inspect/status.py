@@ -83,6 +83,7 @@ def status(store: Store) -> dict[str, Any]:
         "jobs": jobs_summary(store.primary),
         "kept": kept_clis(),
         "recall_servers": recall_servers(),
+        "graph_server": graph_server(store.graph_path),
         "spend": spend(store.primary.events),
     }
 
@@ -102,6 +103,16 @@ def recall_servers() -> list[dict[str, Any]]:
         return recall_server.status_all()
     except OSError:
         return []
+
+
+def graph_server(path: Any) -> dict[str, Any] | None:
+    """The graph server keeping this store's database open (`graph.keep_open_s`), or None."""
+    from rose.graph import server
+
+    try:
+        return server.status(path)
+    except OSError:
+        return None
 
 
 def never_served(g: Any, budget: int) -> list[dict[str, str]]:

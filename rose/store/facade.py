@@ -62,6 +62,8 @@ class Store:
         self.engine = os.environ.get("ROSE_GRAPH_ENGINE") or self.config.graph.engine
         #: How long an open waits for another process's lock; hooks lower it.
         self.lock_timeout_s = self.config.graph.lock_timeout_s
+        #: How long a graph server started by this store's opens keeps the database open.
+        self.keep_open_s = self.config.graph.keep_open_s
         #: (view key, fingerprint) the recall view was last found or made current for.
         self.view_checked: tuple[list, str] | None = None
         self.last_sync = SyncReport()
@@ -187,7 +189,9 @@ class Store:
         while True:
             stack = ExitStack()
             try:
-                g = stack.enter_context(open_graph(path, self.engine, deadline_s=deadline))
+                g = stack.enter_context(
+                    open_graph(path, self.engine, deadline_s=deadline, keep_s=self.keep_open_s)
+                )
                 journal.replay(self.primary.root)  # a write that died half way: finish it
                 self.last_sync = sync(g, self.dirs, full=full, known=known)
                 return stack, g, healed

@@ -1,0 +1,546 @@
+"""A graph server: one process that keeps a store's database open between the processes
+that use it, so a command, a hook or a job asks it over a unix socket instead of opening
+the engine itself (the open and close cost ~25-45 ms at 10,000 lessons, and every open
+starts on a cold buffer pool).
+
+The engine lets one process hold the database, so the server serves one session at a
+time: a process's `open_graph` becomes a session (its statements, transactions included,
+run on the server's connection), and the next waits for it as it would wait for a lock.
+A session that ends with a transaction open (its process died, or let go half way) is
+rolled back. The holder note beside the database (`<db>.holder`) names the server and its
+socket: that is how every process finds it, whatever its environment. While a session
+runs, the server leaves `<db>.serving-<pid>`: a server that dies in a session is taken for
+a crash with the database in hand (the next open rebuilds it from the files), one that
+dies between sessions held nothing.
+
+Started by a process that opened the database itself (`launch`, when `graph.keep_open_s`
+> 0 and `ROSE_KEEP_WARM` is not 0); it ends after that many seconds without a session, on
+SIGTERM, when asked (`stop`: before the database is moved aside or deleted), when its
+buffer pool no longer fits the database, or after a statement finds the database
+damaged. At most `MAX_SERVERS` are up for a user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import pickle
+import selectors
+import signal
+import socket
+import struct
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from rose import kept
+from rose.graph.engine import (
+    Graph,
+    buffer_pool_bytes,
+    is_storage_damage,
+    live_holder,
+    release_holder,
+    serving_note,
+)
+
+KIND = "graph"
+MAX_SERVERS = 4
+_OPEN_S = 15.0  # how long a new server waits for the database (its starter holds it)
+_FIRST_S = 2.0  # a connection's first message comes within this
+_STOP_S = 10.0  # `stop` waits this long for the server to let go
+_MAGIC = b"RG"
+_HEAD = struct.Struct(">2sI")
+_ROOT = Path(__file__).resolve().parents[1]  # the `rose` package
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "from rose.graph.server import main; sys.exit(main())"
+)
+
+
+def enabled() -> bool:
+    return os.environ.get("ROSE_KEEP_WARM") != "0"
+
+
+def key(path: Path, engine: str) -> str:
+    blob = json.dumps([os.path.realpath(path), engine, sys.executable])
+    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
+# -- the wire: frames of a pickled tuple, both ends the same user's processes ---------------
+
+
+def _send(sock: socket.socket, message: tuple) -> None:
+    body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    sock.sendall(_HEAD.pack(_MAGIC, len(body)) + body)
+
+
+def _exactly(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise EOFError("the connection ended")
+        buf += chunk
+    return bytes(buf)
+
+
+def _recv(sock: socket.socket) -> tuple:
+    magic, size = _HEAD.unpack(_exactly(sock, _HEAD.size))
+    if magic != _MAGIC or size > kept.MAX_REPLY * 16:
+        raise EOFError("not a graph server's frame")
+    message = pickle.loads(_exactly(sock, size))
+    if not isinstance(message, tuple) or not message:
+        raise EOFError("not a graph server's message")
+    return message
+
+
+# -- the client: `open_graph` asks a server that holds the database ---------------------------
+
+
+class _Result:
+    """One statement's result, as the engine's QueryResult offers it to `Graph.run`."""
+
+    def __init__(self, columns: list[str], rows: list[list[Any]]):
+        self.columns, self.rows = columns, rows
+
+    def get_column_names(self) -> list[str]:
+        return self.columns
+
+    def get_all(self) -> list[list[Any]]:
+        return self.rows
+
+
+class _Connection:
+    """The engine's Connection, as `Graph` uses it, over a session of a graph server."""
+
+    def __init__(self, sock: socket.socket, pid: int):
+        self.sock, self.pid = sock, pid
+
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
+        try:
+            _send(self.sock, ("run", statement, params or {}))
+            reply = _recv(self.sock)
+        except (OSError, EOFError, pickle.PickleError) as exc:
+            # As when a process dies with the database open: taken for damage, rebuilt.
+            raise RuntimeError(
+                f"Storage exception: the graph server (pid {self.pid}) ended during a "
+                f"statement ({exc})"
+            ) from None
+        if reply[0] == "rows":
+            results = [_Result(cols, rows) for cols, rows in reply[1]]
+            return results[0] if len(results) == 1 else results
+        if reply[0] == "unicode":
+            raise UnicodeDecodeError("utf-8", b"", 0, 1, str(reply[1]))
+        raise RuntimeError(str(reply[1]) if len(reply) > 1 else "the graph server refused")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _note(path: Path, engine: str) -> dict | None:
+    """The holder note of a live graph server of `engine` holding `path`, or None."""
+
+    info = live_holder(path)
+    if info is None or not isinstance(info.get("serve"), str) or info.get("engine") != engine:
+        return None
+    return info
+
+
+def serving(path: Path, engine: str) -> bool:
+    """Whether a graph server of `engine` holds the database at `path`."""
+    return _note(path, engine) is not None
+
+
+class ServedGraph(Graph):
+    """A session of a graph server: the graph as `Graph` offers it; `close` ends it."""
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def connect(path: Path, engine: str, read_only: bool, wait_s: float) -> ServedGraph | None:
+    """A session of the server holding `path` as a `Graph` (close it to end the session),
+    or None when no server holds it (or it ended meanwhile). Waits for the session before
+    it until `wait_s`, then raises `StoreLocked` naming the server."""
+    info = _note(path, engine)
+    if info is None:
+        return None
+    t0 = time.monotonic()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(kept.CONNECT_S)
+        sock.connect(info["serve"])
+        _send(sock, ("hello", {"read_only": read_only, "pid": os.getpid()}))
+        sock.settimeout(max(0.05, wait_s))
+        reply = _recv(sock)
+    except TimeoutError:
+        sock.close()
+        from rose.errors import StoreLocked
+
+        told = kept.tell(Path(info["serve"]), {"status": True}) or {}
+        whom = f"pid {told['serving']}" if told.get("serving") else "another process"
+        holder = f"pid {info['pid']} (graph server, serving {whom})"
+        raise StoreLocked(path, holder, time.monotonic() - t0, "its session did not end") from None
+    except (OSError, EOFError, pickle.PickleError):
+        sock.close()
+        return None
+    if reply[0] != "ready":
+        sock.close()
+        return None
+    sock.settimeout(None)
+    return ServedGraph(_Connection(sock, int(info["pid"])), path)
+
+
+def launch(path: Path, engine: str, keep_s: float) -> bool:
+    """Start a server for the database at `path` unless one is up or starting; whether one
+    was started. Never raises: a server is only ever a saving."""
+    if not enabled() or keep_s <= 0:
+        return False
+    try:
+        addr = kept.address(KIND, key(path, engine))
+        if addr is None or not _lock_free(addr):
+            return False
+        from rose import detach
+
+        spec = json.dumps({"path": str(path), "engine": engine, "keep_s": keep_s})
+        detach.spawn([sys.executable, "-c", _BOOT, str(_ROOT.parent), spec], dict(os.environ))
+        return True
+    except Exception:
+        return False
+
+
+def _lock_free(addr: Path) -> bool:
+    try:
+        with open(kept.lock_path(addr), "a+b") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def stop(path: Path) -> bool:
+    """Ask the server holding `path` (of either engine) to let it go, and wait until it
+    has; whether one was asked."""
+
+    info = live_holder(path)
+    if info is None or not isinstance(info.get("serve"), str):
+        return False
+    kept.tell(Path(info["serve"]), {"stop": True})
+    end = time.monotonic() + _STOP_S
+    while live_holder(path) is not None and time.monotonic() < end:
+        time.sleep(0.01)
+    return True
+
+
+def status(path: Path) -> dict | None:
+    """What the server holding `path` says of itself (pid, seconds idle and left), or None."""
+
+    info = live_holder(path)
+    if info is None or not isinstance(info.get("serve"), str):
+        return None
+    return kept.tell(Path(info["serve"]), {"status": True})
+
+
+def status_all() -> list[dict[str, Any]]:
+    return [reply for _, reply in kept.tell_each(KIND, {"status": True}) if "pid" in reply]
+
+
+def stop_all() -> int:
+    """Ask every graph server of this user to exit; how many were asked."""
+    return sum(1 for _, reply in kept.tell_each(KIND, {"stop": True}) if reply.get("stopped"))
+
+
+# -- the server ----------------------------------------------------------------------------
+
+
+class Server:
+    def __init__(self, path: Path, engine: str, keep_s: float, db: Any, conn: Any, pool: int):
+        self.path, self.engine, self.keep_s = path, engine, keep_s
+        self.db, self.conn, self.pool = db, conn, pool
+        self.session: socket.socket | None = None
+        self.serving_pid: int | None = None  # the process whose session runs
+        self.read_only = False
+        self.in_tx = False
+        self.waiting: deque[tuple[socket.socket, dict]] = deque()
+        self.idle_since = time.monotonic()
+        self.started = time.monotonic()
+        self.sessions = 0
+        self.stopping = False
+        self.open = True
+
+    def status(self) -> dict[str, Any]:
+        idle = 0.0 if self.session else time.monotonic() - self.idle_since
+        return {"pid": os.getpid(), "path": str(self.path), "engine": self.engine,
+                "busy": self.session is not None, "serving": self.serving_pid,
+                "waiting": len(self.waiting),
+                "sessions": self.sessions, "idle_s": round(idle, 1),
+                "exits_in_s": round(max(0.0, self.keep_s - idle), 1)}  # fmt: skip
+
+    def serve(self, listener: socket.socket, wake: int) -> None:
+        sel = selectors.DefaultSelector()
+        sel.register(listener, selectors.EVENT_READ, "accept")
+        sel.register(wake, selectors.EVENT_READ, "wake")
+        while self.open:
+            if self.session is None:
+                self._next(sel)
+            if self.session is None:
+                if self.stopping or time.monotonic() - self.idle_since >= self.keep_s:
+                    break
+                timeout: float | None = self.keep_s - (time.monotonic() - self.idle_since)
+            else:
+                timeout = None
+            for sk, _ in sel.select(timeout):
+                if sk.data == "accept":
+                    with contextlib.suppress(OSError):
+                        conn, _ = listener.accept()
+                        self._first(conn)
+                elif sk.data == "wake":
+                    with contextlib.suppress(OSError):
+                        os.read(wake, 512)
+                elif sk.data == "session" and self.session is not None:
+                    self._step(sel)
+        sel.close()
+
+    def _first(self, conn: socket.socket) -> None:
+        """A new connection's first message: a question (status, stop) answered now, or a
+        session's hello, queued."""
+        conn.settimeout(_FIRST_S)
+        try:
+            head = conn.recv(1, socket.MSG_PEEK)
+            if head == b"{":
+                self._answer(conn)
+                return
+            message = _recv(conn)
+        except (OSError, EOFError, pickle.PickleError):
+            conn.close()
+            return
+        if message[0] != "hello" or not isinstance(message[1], dict):
+            conn.close()
+            return
+        if self.stopping:
+            conn.close()  # it opens the database itself once this server has let go
+            return
+        conn.settimeout(None)
+        self.waiting.append((conn, message[1]))
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                request = json.loads(kept.read_all(conn) or b"null")
+            except (OSError, ValueError):
+                return
+            if not isinstance(request, dict):
+                return
+            if request.get("stop"):
+                self.stopping = True
+                if self.session is None:  # let go before the answer: the asker waits on it
+                    self.close_engine()
+                reply: dict[str, Any] = {"stopped": True, "pid": os.getpid()}
+            else:
+                reply = self.status()
+            with contextlib.suppress(OSError):
+                conn.sendall(json.dumps(reply).encode())
+
+    def _next(self, sel: selectors.BaseSelector) -> None:
+        while self.waiting and self.session is None and self.open and not self.stopping:
+            conn, hello = self.waiting.popleft()
+
+            with contextlib.suppress(OSError):  # a store moved meanwhile: no note, no harm
+                serving_note(self.path, os.getpid()).touch()
+            try:
+                _send(conn, ("ready", os.getpid()))
+            except OSError:  # it gave up waiting
+                conn.close()
+                serving_note(self.path, os.getpid()).unlink(missing_ok=True)
+                continue
+            self.session, self.read_only, self.in_tx = conn, bool(hello.get("read_only")), False
+            pid = hello.get("pid")
+            self.serving_pid = pid if isinstance(pid, int) else None
+            self.sessions += 1
+            sel.register(conn, selectors.EVENT_READ, "session")
+        if self.stopping:
+            for conn, _ in self.waiting:
+                conn.close()
+            self.waiting.clear()
+
+    def _step(self, sel: selectors.BaseSelector) -> None:
+        conn = self.session
+        assert conn is not None
+        try:
+            message = _recv(conn)
+        except (OSError, EOFError, pickle.PickleError):
+            self._end(sel)
+            return
+        if message[0] != "run" or len(message) != 3:
+            self._end(sel)
+            return
+        reply, damaged = self._run(str(message[1]), message[2])
+        if damaged:  # let go first: the store moves the database aside once it hears
+            kept.say("graph server", f"{self.path.name}: damage: {reply[1]}")
+            self.close_engine()
+        try:
+            _send(conn, reply)
+        except OSError:
+            self._end(sel)
+
+    def _run(self, statement: str, params: Any) -> tuple[tuple, bool]:
+
+        word = statement.lstrip().split(None, 1)[0].upper() if statement.strip() else ""
+        if self.read_only:
+            refused = _refused_read_only(statement, self.engine)
+            if refused:
+                return ("error", refused), False
+        try:
+            if self.read_only:
+                self.conn.execute("BEGIN TRANSACTION READ ONLY")
+            try:
+                res = self.conn.execute(statement, params if isinstance(params, dict) else {})
+                results = res if isinstance(res, list) else [res]
+                payload = [(r.get_column_names(), r.get_all()) for r in results]
+            finally:
+                if self.read_only:
+                    with contextlib.suppress(RuntimeError):
+                        self.conn.execute("ROLLBACK")
+        except RuntimeError as exc:
+            message = str(exc).strip()
+            if word in _ENDS:
+                self.in_tx = False
+            return ("error", message), is_storage_damage(message)
+        except UnicodeDecodeError as exc:
+            return ("unicode", str(exc)), False
+        except Exception as exc:  # a parameter the engine cannot take, say
+            return ("error", f"{type(exc).__name__}: {exc}"), False
+        if word == "BEGIN":
+            self.in_tx = True
+        elif word in _ENDS:
+            self.in_tx = False
+        return ("rows", payload), False
+
+    def _end(self, sel: selectors.BaseSelector) -> None:
+        """End the session: what it left open is rolled back."""
+
+        conn = self.session
+        if conn is None:
+            return
+        with contextlib.suppress(KeyError, ValueError):
+            sel.unregister(conn)
+        conn.close()
+        if self.in_tx and self.open:
+            with contextlib.suppress(RuntimeError):
+                self.conn.execute("ROLLBACK")
+            kept.say("graph server", "a session ended inside a transaction: rolled back")
+        self.session, self.in_tx, self.serving_pid = None, False, None
+        serving_note(self.path, os.getpid()).unlink(missing_ok=True)
+        self.idle_since = time.monotonic()
+        if self.pool and buffer_pool_bytes(self.path) > self.pool:
+            kept.say("graph server", "the database outgrew the buffer pool: ending")
+            self.stopping = True
+
+    def close_engine(self) -> None:
+        """Close the connection and the database and say so in the holder note (once)."""
+
+        if not self.open:
+            return
+        self.open = False
+        try:
+            self.conn.close()
+            self.db.close()
+        finally:
+            release_holder(self.path)
+            serving_note(self.path, os.getpid()).unlink(missing_ok=True)
+
+
+_ENDS = ("COMMIT", "ROLLBACK")  # the statements that end a transaction
+_TX_WORDS = ("BEGIN", *_ENDS)
+
+
+def _refused_read_only(statement: str, engine: str) -> str | None:
+    """Why a read-only session may not run `statement` (None: it may). Each runs in a
+    read-only transaction of its own, so one statement, not a transaction's control."""
+    from rose.errors import QueryError
+    from rose.graph.readonly import statements
+
+    try:
+        parts = statements(statement, engine=engine, write=False)
+    except QueryError as exc:
+        return exc.message
+    if len(parts) != 1 or parts[0].lstrip().split(None, 1)[0].upper() in _TX_WORDS:
+        return "Cannot run this statement in a read-only database session"
+    return None
+
+
+def serve(spec: dict[str, Any]) -> int:
+    """Hold the database of `spec` (from `launch`) and serve it until idle; its exit code."""
+    from rose.errors import RoseError
+    from rose.graph import engine as eng
+
+    path, engine, keep_s = Path(spec["path"]), str(spec["engine"]), float(spec["keep_s"])
+    addr = kept.address(KIND, key(path, engine))
+    if addr is None:
+        return 0
+    lock = open(kept.lock_path(addr), "a+b")  # noqa: SIM115 - held for the process's life
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        return 0  # another server for it got there first
+    kept.log_to(addr.with_suffix(".log"))
+    if eng.crash_note(path) or not path.exists():
+        return 0  # the next open heals it (or builds it) first
+    mod = eng.engine_module(engine)
+    # Listening first: a process finds the server by its holder note, written once it holds
+    # the database, and may connect at once.
+    addr.unlink(missing_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        listener.bind(str(addr))
+    finally:
+        os.umask(old)
+    listener.listen(64)
+    try:
+        pool = eng.buffer_pool_bytes(path)
+        db = eng.open_database(mod, path, False, _OPEN_S)
+    except RoseError as exc:
+        _say(f"{path.name}: not held ({exc})")
+        addr.unlink(missing_ok=True)
+        listener.close()
+        return 0
+    conn = mod.Connection(db)
+    eng.defer_checkpoint(conn, path)
+    server = Server(path, engine, keep_s, db, conn, pool)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGTERM, lambda *_: setattr(server, "stopping", True))
+    eng.claim_holder(path, cmd="graph server", serve=str(addr), engine=engine)
+    _say(f"holding {path}")
+    kept.make_room(KIND, addr, MAX_SERVERS, _say)
+    try:
+        server.serve(listener, wake_r)
+    finally:
+        addr.unlink(missing_ok=True)  # new processes open it themselves from here on
+        listener.close()
+        server.close_engine()
+        for conn_, _ in server.waiting:
+            conn_.close()
+        lock.close()
+    _say(f"let go of {path.name} after {server.sessions} session(s)")
+    return 0
+
+
+def _say(text: str) -> None:
+    kept.say("graph server", text)
+
+
+def main() -> int:
+    return kept.run("graph server", serve)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+"""The graph server (rose.graph.server): a store's open starts one, and the next opens are
+its sessions (no engine opened in the asking process); sessions wait for each other as
+for a lock; a session that dies inside a transaction is rolled back; an idle server lets
+go; one killed between sessions costs nothing, one killed inside a session is a crash the
+next open heals; deleting or moving the database aside stops it first; a read-only
+session refuses writes; `graph.keep_open_s: 0` or ROSE_KEEP_WARM=0 starts none."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rose.errors import StoreLocked
+from rose.graph import engine, server
+from rose.graph.engine import open_graph
+from rose.graph.readonly import WriteRefused
+from rose.store.facade import Store
+from tests._kept import own_folder
+
+pytestmark = pytest.mark.graph
+
+
+@pytest.fixture(autouse=True)
+def serving(monkeypatch):
+    with own_folder(monkeypatch, "rg-", server.stop_all) as run:
+        yield run
+
+
+def _served(store: Store, timeout: float = 20.0) -> dict:
+    """The holder note of the server that an open of `store` started, once it holds it."""
+    store.read("level_counts")
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        info = server._note(store.graph_path, store.engine)
+        if info is not None:
+            return info
+        time.sleep(0.05)
+    raise AssertionError("no graph server took the database")
+
+
+def _no_engine_here(monkeypatch) -> None:
+    """From now on this process cannot open the engine itself."""
+
+    def refuse(*_a, **_k):
+        raise AssertionError("the engine was opened in the asking process")
+
+    monkeypatch.setattr(engine, "open_database", refuse)
+
+
+def _gone(pid: int, timeout: float = 15.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if not engine._alive(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_an_open_starts_a_server_and_the_next_opens_are_its_sessions(store: Store, monkeypatch):
+    info = _served(store)
+    _no_engine_here(monkeypatch)
+    lesson = store.add("Run the formatter before every commit.")
+    again = Store.open(store.primary.root.parent)  # as the next command would
+    assert [r["id"] for r in again.read("lesson_ids", ids=[lesson.id])] == [lesson.id]
+    status = server.status(store.graph_path)
+    assert status is not None and status["pid"] == info["pid"] and status["sessions"] >= 2
+
+
+def test_sessions_wait_for_each_other_as_for_a_lock(store: Store):
+    _served(store)
+    code = (
+        "import sys, time\nfrom pathlib import Path\nfrom rose.graph.engine import open_graph\n"
+        "with open_graph(Path(sys.argv[1]), sys.argv[2]) as g:\n"
+        "    g.q('meta_get'); print('held', flush=True); time.sleep(1.5)\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code, str(store.graph_path), store.engine],
+        stdout=subprocess.PIPE, text=True, env=os.environ.copy(),
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with (
+            pytest.raises(StoreLocked) as info,
+            open_graph(store.graph_path, store.engine, deadline_s=0.3),
+        ):
+            pass
+        assert f"graph server, serving pid {holder.pid}" in str(info.value)
+        t0 = time.monotonic()
+        with open_graph(store.graph_path, store.engine, deadline_s=20) as g:
+            assert g.q("meta_get")
+        assert time.monotonic() - t0 >= 0.5  # it waited for the holder's session to end
+    finally:
+        holder.communicate(timeout=20)
+
+
+def test_a_session_that_dies_inside_a_transaction_is_rolled_back(store: Store):
+    _served(store)
+    code = (
+        "import os, sys\nfrom pathlib import Path\nfrom rose.graph.engine import open_graph\n"
+        "with open_graph(Path(sys.argv[1]), sys.argv[2]) as g:\n"
+        "    with g.transaction():\n"
+        "        g.q('meta_set', key='half', value='done')\n"
+        "        os._exit(0)\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, str(store.graph_path), store.engine],
+        check=True, timeout=60, env=os.environ.copy(),
+    )  # fmt: skip
+    with open_graph(store.graph_path, store.engine, deadline_s=20) as g:
+        assert "half" not in {r["key"] for r in g.q("meta_get")}
+        g.q("meta_set", key="whole", value="done")
+    with open_graph(store.graph_path, store.engine, deadline_s=20) as g:
+        assert "whole" in {r["key"] for r in g.q("meta_get")}
+
+
+def test_an_idle_server_lets_go_and_the_next_open_is_the_process_own(store: Store, monkeypatch):
+    store.keep_open_s = 0.5
+    info = _served(store)
+    assert _gone(int(info["pid"]))
+    assert not engine._holder_file(store.graph_path).exists()
+    store.keep_open_s = 0
+    events = []
+    monkeypatch.setattr(store, "log", lambda kind, data: events.append(kind))
+    assert store.read("level_counts") is not None
+    assert "graph-rebuilt" not in events
+
+
+def test_a_server_killed_between_sessions_costs_no_rebuild(store: Store, monkeypatch):
+    lesson = store.add("Pin the engine's version in the lock file.")
+    info = _served(store)
+    os.kill(int(info["pid"]), signal.SIGKILL)
+    assert _gone(int(info["pid"]))
+    store.keep_open_s = 0
+    events = []
+    monkeypatch.setattr(store, "log", lambda kind, data: events.append(kind))
+    assert store.get(lesson.id).id == lesson.id
+    assert "graph-rebuilt" not in events and "graph-damaged" not in events
+
+
+def test_a_server_killed_inside_a_session_is_a_crash_the_next_open_heals(store: Store, monkeypatch):
+    lesson = store.add("Keep migrations reversible.")
+    info = _served(store)
+    with open_graph(store.graph_path, store.engine, deadline_s=20) as g:
+        g.q("meta_get")
+        os.kill(int(info["pid"]), signal.SIGKILL)
+        assert _gone(int(info["pid"]))
+        with pytest.raises(Exception, match="graph server"):
+            g.q("meta_get")
+    assert engine.crash_note(store.graph_path) is not None
+    store.keep_open_s = 0
+    events = []
+    monkeypatch.setattr(store, "log", lambda kind, data: events.append(kind))
+    monkeypatch.setattr("rose.store.facade.notify", lambda *a, **k: None)
+    assert store.get(lesson.id).id == lesson.id  # rebuilt from the files
+    assert "graph-rebuilt" in events
+
+
+def test_deleting_the_database_stops_its_server_first(store: Store):
+    info = _served(store)
+    engine.remove_database(store.graph_path)
+    assert _gone(int(info["pid"]), timeout=1)
+    assert not store.graph_path.exists()
+
+
+def test_a_read_only_session_refuses_writes(store: Store):
+    store.add("Name the lock's holder in the error.")
+    _served(store)
+    with pytest.raises(WriteRefused):
+        store.query("MATCH (l:Lesson) SET l.title = 'changed' RETURN l.id")
+    with pytest.raises(WriteRefused):
+        store.query("BEGIN TRANSACTION")
+    titles = [row["t"] for row in store.query("MATCH (l:Lesson) RETURN l.title AS t")[0]]
+    assert titles == ["Name the lock's holder in the error"]
+    assert server.status(store.graph_path) is not None  # it was the server that answered
+
+
+def test_a_process_waiting_on_the_lock_turns_to_the_server_that_took_it(store: Store):
+    _served(store)
+    mod = engine.engine_module(store.engine)
+    t0 = time.monotonic()
+    with pytest.raises(engine._Served):
+        engine.open_database(mod, store.graph_path, False, 10.0, store.engine)
+    assert time.monotonic() - t0 < 5
+
+
+def test_no_server_with_keep_open_0_or_keeping_off(store: Store, project: Path, monkeypatch):
+    store.keep_open_s = 0
+    store.read("level_counts")
+    monkeypatch.setattr(store, "keep_open_s", 600.0)
+    monkeypatch.setenv("ROSE_KEEP_WARM", "0")
+    store.read("level_counts")
+    time.sleep(1.0)
+    assert server._note(store.graph_path, store.engine) is None
+    assert server.status_all() == []
+
+
+def test_status_shows_the_server(store: Store):
+    from rose.inspect.status import status
+
+    info = _served(store)
+    shown = status(store)["graph_server"]
+    assert shown["pid"] == info["pid"] and shown["exits_in_s"] > 0
+
+
+@pytest.mark.heavy
+def test_eight_processes_recording_through_the_server_give_exactly_200(store: Store, project: Path):
+    from tests.test_episodes_record import _RECORDER
+
+    # each outcome folded in at once (an open after each): a session of the server's each
+    recorder = _RECORDER.replace("used=[lesson]))", "used=[lesson]))\n    store.get(lesson)")
+    assert recorder != _RECORDER
+    lesson = store.add("Retry idempotent calls with backoff.", family="retry")
+    info = _served(store)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", recorder, lesson.id, str(w)],
+            cwd=project,
+            env=os.environ.copy(),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(8)
+    ]
+    errors = [p.communicate(timeout=240)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, errors
+    failures = sum(1 for w in range(8) for i in range(25) if (w + i) % 5 == 0)
+    stats = store.get(lesson.id).stats
+    assert (stats.attempts, stats.successes, stats.failures) == (200, 200 - failures, failures)
+    status = server.status(store.graph_path)
+    assert status is not None and status["pid"] == info["pid"] and status["sessions"] >= 200
+
+
+def test_an_idle_server_is_no_writer_to_the_prompt_hook_and_a_busy_one_is(store: Store, project):
+    from rose.models import Node
+    from tests._hookrun import payload, run_hook
+
+    store.write([Node(id="n_retry0001", title="Retry policy", gist="Back off.", body="Use 100ms.")])
+    _served(store)
+    path = store.primary.node_path("general", "n_retry0001")
+    path.write_text(path.read_text().replace("Use 100ms.", "Use 250ms."))  # the view is stale
+    rc, out, _, _ = run_hook("user-prompt-submit", payload("user-prompt-submit", project))
+    assert rc == 0 and "Use 250ms." in out["hookSpecificOutput"]["additionalContext"]
+    assert "as of the last write" not in out.get("systemMessage", "")
+    path.write_text(path.read_text().replace("Use 250ms.", "Use 400ms."))
+    with open_graph(store.graph_path, store.engine) as g:  # a session runs: a writer
+        g.q("meta_get")
+        again = payload("user-prompt-submit", project, session_id="s2")  # nothing in context
+        rc, out, _, _ = run_hook("user-prompt-submit", again)
+    assert rc == 0 and "hookSpecificOutput" in out, out
+    assert "Use 250ms." in out["hookSpecificOutput"]["additionalContext"]
+    assert "as of the last write" in out["systemMessage"]
