@@ -76,7 +76,7 @@ def lock_path(path: Path) -> Path:
     return path.with_suffix(".lock")
 
 
-def listen(path: Path) -> tuple[IO[bytes], socket.socket] | None:
+def listen(path: Path, backlog: int = 16) -> tuple[IO[bytes], socket.socket] | None:
     """Hold the lock of the socket at `path` and listen on it; None when another process
     holds the lock (it got there first). The caller keeps both open for its life."""
     lock = open(lock_path(path), "a+b")  # noqa: SIM115 - held for the process's life
@@ -92,7 +92,7 @@ def listen(path: Path) -> tuple[IO[bytes], socket.socket] | None:
         server.bind(str(path))
     finally:
         os.umask(old)
-    server.listen(16)
+    server.listen(backlog)
     return lock, server
 
 

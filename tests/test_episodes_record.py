@@ -44,11 +44,11 @@ def _stats(store: Store, lesson_id: str):
     return store.get(lesson_id).stats
 
 
-def test_eight_processes_recording_25_outcomes_each_give_exactly_200(store: Store, project: Path):
-    lesson = store.add("Retry idempotent calls with backoff.", family="retry")
+def record_in_eight(project: Path, lesson_id: str, recorder: str = _RECORDER) -> int:
+    """Eight processes each recording 25 outcomes for `lesson_id`; how many were failures."""
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", _RECORDER, lesson.id, str(w)],
+            [sys.executable, "-c", recorder, lesson_id, str(w)],
             cwd=project,
             env=os.environ.copy(),
             stderr=subprocess.PIPE,
@@ -58,7 +58,12 @@ def test_eight_processes_recording_25_outcomes_each_give_exactly_200(store: Stor
     ]
     errors = [p.communicate(timeout=240)[1] for p in procs]
     assert [p.returncode for p in procs] == [0] * 8, errors
-    failures = sum(1 for w in range(8) for i in range(25) if (w + i) % 5 == 0)
+    return sum(1 for w in range(8) for i in range(25) if (w + i) % 5 == 0)
+
+
+def test_eight_processes_recording_25_outcomes_each_give_exactly_200(store: Store, project: Path):
+    lesson = store.add("Retry idempotent calls with backoff.", family="retry")
+    failures = record_in_eight(project, lesson.id)
     stats = _stats(store, lesson.id)
     assert (stats.attempts, stats.successes, stats.failures) == (200, 200 - failures, failures)
     assert len(list(store.primary.episodes.glob("*.json"))) == 200

@@ -210,26 +210,14 @@ def test_status_shows_the_server(store: Store):
 
 @pytest.mark.heavy
 def test_eight_processes_recording_through_the_server_give_exactly_200(store: Store, project: Path):
-    from tests.test_episodes_record import _RECORDER
+    from tests.test_episodes_record import _RECORDER, record_in_eight
 
     # each outcome folded in at once (an open after each): a session of the server's each
     recorder = _RECORDER.replace("used=[lesson]))", "used=[lesson]))\n    store.get(lesson)")
     assert recorder != _RECORDER
     lesson = store.add("Retry idempotent calls with backoff.", family="retry")
     info = _served(store)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", recorder, lesson.id, str(w)],
-            cwd=project,
-            env=os.environ.copy(),
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for w in range(8)
-    ]
-    errors = [p.communicate(timeout=240)[1] for p in procs]
-    assert [p.returncode for p in procs] == [0] * 8, errors
-    failures = sum(1 for w in range(8) for i in range(25) if (w + i) % 5 == 0)
+    failures = record_in_eight(project, lesson.id, recorder)
     stats = store.get(lesson.id).stats
     assert (stats.attempts, stats.successes, stats.failures) == (200, 200 - failures, failures)
     status = server.status(store.graph_path)

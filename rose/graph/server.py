@@ -483,26 +483,17 @@ def serve(spec: dict[str, Any]) -> int:
     addr = kept.address(KIND, key(path, engine))
     if addr is None:
         return 0
-    lock = open(kept.lock_path(addr), "a+b")  # noqa: SIM115 - held for the process's life
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        lock.close()
+    # Listening from the start: a process finds the server by its holder note, written once
+    # it holds the database, and may connect at once (waiting sessions queue on the socket).
+    listening = kept.listen(addr, backlog=64)
+    if listening is None:
         return 0  # another server for it got there first
+    lock, listener = listening
     kept.log_to(addr.with_suffix(".log"))
     if eng.crash_note(path) or not path.exists():
+        addr.unlink(missing_ok=True)
         return 0  # the next open heals it (or builds it) first
     mod = eng.engine_module(engine)
-    # Listening first: a process finds the server by its holder note, written once it holds
-    # the database, and may connect at once.
-    addr.unlink(missing_ok=True)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old = os.umask(0o177)
-    try:
-        listener.bind(str(addr))
-    finally:
-        os.umask(old)
-    listener.listen(64)
     try:
         pool = eng.buffer_pool_bytes(path)
         db = eng.open_database(mod, path, False, _OPEN_S)
