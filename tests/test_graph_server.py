@@ -243,3 +243,32 @@ def test_an_idle_server_is_no_writer_to_the_prompt_hook_and_a_busy_one_is(store:
     assert rc == 0 and "hookSpecificOutput" in out, out
     assert "Use 250ms." in out["hookSpecificOutput"]["additionalContext"]
     assert "as of the last write" in out["systemMessage"]
+
+
+def test_a_setting_or_a_transaction_a_session_leaves_is_gone_for_the_next(store: Store):
+    store.add("Name the holder in the error.")
+    _served(store)
+    store.query("CALL timeout=1")  # read-only, and accepted: for that session alone
+    store.query("/* a comment first */ BEGIN TRANSACTION", write=True)  # left open
+    lesson = store.add("Keep the log small.")  # would be interrupted, or inside that one
+    assert store.get(lesson.id).id == lesson.id
+    assert server.status(store.graph_path)["sessions"] >= 4
+
+
+def test_a_moved_store_is_let_go_and_opened_where_it_is_now(store: Store, project: Path):
+    info = _served(store)
+    moved = project.with_name("moved")
+    project.rename(moved)
+    again = Store.open(moved)
+    lesson = again.add("Write the changelog with the change.")
+    again.reindex()  # a checkpoint: the engine reopens its files by path
+    assert again.get(lesson.id).id == lesson.id
+    assert _gone(int(info["pid"]))
+
+
+def test_a_server_whose_socket_was_removed_lets_go(store: Store):
+    info = _served(store)
+    Path(info["serve"]).unlink()
+    assert _gone(int(info["pid"]), timeout=server._CHECK_S + 10)
+    store.keep_open_s = 0
+    assert store.read("level_counts") is not None

@@ -337,7 +337,7 @@ def is_storage_damage(message: str) -> bool:
     return message.startswith("Storage exception") or "may be corrupted" in message
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def file_identity(path: Path) -> tuple[int, int] | None:
     try:
         st = os.lstat(path)
     except OSError:
@@ -348,7 +348,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
 def query_damage(path: Path, exc: QueryError) -> GraphDamaged:
     """The damage a query met in the database at `path` (it opens, so it is not reopened to
     check: `probe` is off)."""
-    return GraphDamaged(path, exc.message, ident=_identity(path), probe=False)
+    return GraphDamaged(path, exc.message, ident=file_identity(path), probe=False)
 
 
 def _is_lock(message: str) -> bool:
@@ -444,7 +444,7 @@ def _open_own(path: Path, engine: str, read_only: bool, end: float) -> tuple[Any
     mod = engine_module(engine)
     crashed = crash_note(path)
     if crashed and live_holder(path) is None:  # one who holds it now opened it fine
-        raise GraphDamaged(path, crashed, ident=_identity(path), probe=False)
+        raise GraphDamaged(path, crashed, ident=file_identity(path), probe=False)
     try:
         return mod, open_database(mod, path, read_only, end - time.monotonic(), engine)
     except _Served:
@@ -496,7 +496,9 @@ def open_database(
             if not _is_lock(message) and not _others_there(path):
                 strikes += 1
                 if strikes > 1:
-                    raise GraphDamaged(path, _damage(exc, path), ident=_identity(path)) from None
+                    raise GraphDamaged(
+                        path, _damage(exc, path), ident=file_identity(path)
+                    ) from None
                 time.sleep(SETTLE_S)
                 continue
             strikes = 0
@@ -597,7 +599,7 @@ def set_aside(path: Path, engine: str, damage: GraphDamaged) -> Path | None:
 
     server.stop(path)  # a graph server holding it lets go first
     with _healing(path):
-        if _identity(path) != damage.ident or live_holder(path) is not None:
+        if file_identity(path) != damage.ident or live_holder(path) is not None:
             return None
         if damage.probe and not _still_damaged(path, engine):
             return None

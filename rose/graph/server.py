@@ -42,6 +42,8 @@ from rose import kept
 from rose.graph.engine import (
     Graph,
     buffer_pool_bytes,
+    defer_checkpoint,
+    file_identity,
     is_storage_damage,
     live_holder,
     release_holder,
@@ -52,6 +54,7 @@ KIND = "graph"
 MAX_SERVERS = 4
 _OPEN_S = 15.0  # how long a new server waits for the database (its starter holds it)
 _FIRST_S = 2.0  # a connection's first message comes within this
+_CHECK_S = 5.0  # an idle server checks this often that its database and socket are in place
 _STOP_S = 10.0  # `stop` waits this long for the server to let go
 _MAGIC = b"RG"
 _HEAD = struct.Struct(">2sI")
@@ -89,9 +92,10 @@ def _exactly(sock: socket.socket, n: int) -> bytes:
     return bytes(buf)
 
 
-def _recv(sock: socket.socket) -> tuple:
+def _recv(sock: socket.socket, limit: int | None = kept.MAX_REPLY) -> tuple:
+    """One message; a frame past `limit` bytes (a request to the server) is refused."""
     magic, size = _HEAD.unpack(_exactly(sock, _HEAD.size))
-    if magic != _MAGIC or size > kept.MAX_REPLY * 16:
+    if magic != _MAGIC or (limit is not None and size > limit):
         raise EOFError("not a graph server's frame")
     message = pickle.loads(_exactly(sock, size))
     if not isinstance(message, tuple) or not message:
@@ -123,9 +127,13 @@ class _Connection:
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
         try:
-            _send(self.sock, ("run", statement, params or {}))
-            reply = _recv(self.sock)
-        except (OSError, EOFError, pickle.PickleError) as exc:
+            body = pickle.dumps(("run", statement, params or {}), protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise RuntimeError(f"the statement's parameters cannot be sent: {exc}") from None
+        try:
+            self.sock.sendall(_HEAD.pack(_MAGIC, len(body)) + body)
+            reply = _recv(self.sock, limit=None)
+        except (OSError, EOFError, pickle.UnpicklingError) as exc:
             # As when a process dies with the database open: taken for damage, rebuilt.
             raise RuntimeError(
                 f"Storage exception: the graph server (pid {self.pid}) ended during a "
@@ -176,6 +184,10 @@ def connect(path: Path, engine: str, read_only: bool, wait_s: float) -> ServedGr
         sock.settimeout(kept.CONNECT_S)
         sock.connect(info["serve"])
         _send(sock, ("hello", {"read_only": read_only, "pid": os.getpid()}))
+    except OSError:  # gone, or not answering at all: the process opens it itself
+        sock.close()
+        return None
+    try:
         sock.settimeout(max(0.05, wait_s))
         reply = _recv(sock)
     except TimeoutError:
@@ -225,16 +237,21 @@ def _lock_free(addr: Path) -> bool:
 
 def stop(path: Path) -> bool:
     """Ask the server holding `path` (of either engine) to let it go, and wait until it
-    has; whether one was asked."""
+    has (at most `_STOP_S`: one in a long session may not); whether it let go (False
+    also when none held it)."""
 
     info = live_holder(path)
     if info is None or not isinstance(info.get("serve"), str):
         return False
     kept.tell(Path(info["serve"]), {"stop": True})
+    pid = info.get("pid")
     end = time.monotonic() + _STOP_S
-    while live_holder(path) is not None and time.monotonic() < end:
+    while time.monotonic() < end:
+        now = live_holder(path)
+        if now is None or now.get("pid") != pid:
+            return True
         time.sleep(0.01)
-    return True
+    return False
 
 
 def status(path: Path) -> dict | None:
@@ -259,19 +276,38 @@ def stop_all() -> int:
 
 
 class Server:
-    def __init__(self, path: Path, engine: str, keep_s: float, db: Any, conn: Any, pool: int):
+    def __init__(self, path: Path, engine: str, keep_s: float, mod: Any, db: Any, pool: int):
         self.path, self.engine, self.keep_s = path, engine, keep_s
-        self.db, self.conn, self.pool = db, conn, pool
+        self.mod, self.db, self.pool = mod, db, pool
+        self.conn = self._connection()
+        self.ident = file_identity(path)  # the database file it holds, to tell when it moved
+        self.addr: Path | None = None
         self.session: socket.socket | None = None
         self.serving_pid: int | None = None  # the process whose session runs
         self.read_only = False
-        self.in_tx = False
         self.waiting: deque[tuple[socket.socket, dict]] = deque()
         self.idle_since = time.monotonic()
         self.started = time.monotonic()
         self.sessions = 0
         self.stopping = False
         self.open = True
+
+    def _connection(self) -> Any:
+        conn = self.mod.Connection(self.db)
+        defer_checkpoint(conn, self.path)
+        return conn
+
+    def held_still(self) -> bool:
+        """Whether the database it holds is still where processes find it, and they can
+        reach the server: a store moved (the engine reopens its log by the old path) or a
+        socket removed (a runtime folder cleaned) makes it let go."""
+        if file_identity(self.path) != self.ident:
+            kept.say("graph server", f"{self.path} moved or went: letting go")
+            return False
+        if self.addr is not None and not self.addr.exists():
+            kept.say("graph server", "its socket was removed: letting go")
+            return False
+        return True
 
     def status(self) -> dict[str, Any]:
         idle = 0.0 if self.session else time.monotonic() - self.idle_since
@@ -291,7 +327,11 @@ class Server:
             if self.session is None:
                 if self.stopping or time.monotonic() - self.idle_since >= self.keep_s:
                     break
-                timeout: float | None = self.keep_s - (time.monotonic() - self.idle_since)
+                if not self.held_still():
+                    self.stopping = True
+                    continue
+                left = self.keep_s - (time.monotonic() - self.idle_since)
+                timeout: float | None = min(left, _CHECK_S)
             else:
                 timeout = None
             for sk, _ in sel.select(timeout):
@@ -347,6 +387,8 @@ class Server:
                 conn.sendall(json.dumps(reply).encode())
 
     def _next(self, sel: selectors.BaseSelector) -> None:
+        if self.waiting and not self.held_still():
+            self.stopping = True
         while self.waiting and self.session is None and self.open and not self.stopping:
             conn, hello = self.waiting.popleft()
 
@@ -358,7 +400,7 @@ class Server:
                 conn.close()
                 serving_note(self.path, os.getpid()).unlink(missing_ok=True)
                 continue
-            self.session, self.read_only, self.in_tx = conn, bool(hello.get("read_only")), False
+            self.session, self.read_only = conn, bool(hello.get("read_only"))
             pid = hello.get("pid")
             self.serving_pid = pid if isinstance(pid, int) else None
             self.sessions += 1
@@ -387,10 +429,11 @@ class Server:
             _send(conn, reply)
         except OSError:
             self._end(sel)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
+            with contextlib.suppress(OSError):  # a value the wire cannot carry
+                _send(conn, ("error", f"the graph server could not send the result: {exc}"))
 
     def _run(self, statement: str, params: Any) -> tuple[tuple, bool]:
-
-        word = statement.lstrip().split(None, 1)[0].upper() if statement.strip() else ""
         if self.read_only:
             refused = _refused_read_only(statement, self.engine)
             if refused:
@@ -408,21 +451,16 @@ class Server:
                         self.conn.execute("ROLLBACK")
         except RuntimeError as exc:
             message = str(exc).strip()
-            if word in _ENDS:
-                self.in_tx = False
             return ("error", message), is_storage_damage(message)
         except UnicodeDecodeError as exc:
             return ("unicode", str(exc)), False
         except Exception as exc:  # a parameter the engine cannot take, say
             return ("error", f"{type(exc).__name__}: {exc}"), False
-        if word == "BEGIN":
-            self.in_tx = True
-        elif word in _ENDS:
-            self.in_tx = False
         return ("rows", payload), False
 
     def _end(self, sel: selectors.BaseSelector) -> None:
-        """End the session: what it left open is rolled back."""
+        """End the session. The next gets a connection of its own: closing this one rolls
+        back a transaction it left open, and drops any setting it made (`CALL x=...`)."""
 
         conn = self.session
         if conn is None:
@@ -430,11 +468,10 @@ class Server:
         with contextlib.suppress(KeyError, ValueError):
             sel.unregister(conn)
         conn.close()
-        if self.in_tx and self.open:
-            with contextlib.suppress(RuntimeError):
-                self.conn.execute("ROLLBACK")
-            kept.say("graph server", "a session ended inside a transaction: rolled back")
-        self.session, self.in_tx, self.serving_pid = None, False, None
+        if self.open:
+            self.conn.close()
+            self.conn = self._connection()
+        self.session, self.serving_pid = None, None
         serving_note(self.path, os.getpid()).unlink(missing_ok=True)
         self.idle_since = time.monotonic()
         if self.pool and buffer_pool_bytes(self.path) > self.pool:
@@ -455,8 +492,7 @@ class Server:
             serving_note(self.path, os.getpid()).unlink(missing_ok=True)
 
 
-_ENDS = ("COMMIT", "ROLLBACK")  # the statements that end a transaction
-_TX_WORDS = ("BEGIN", *_ENDS)
+_TX_WORDS = ("BEGIN", "COMMIT", "ROLLBACK")
 
 
 def _refused_read_only(statement: str, engine: str) -> str | None:
@@ -494,6 +530,8 @@ def serve(spec: dict[str, Any]) -> int:
         addr.unlink(missing_ok=True)
         return 0  # the next open heals it (or builds it) first
     mod = eng.engine_module(engine)
+    stop_early: list[int] = []  # a SIGTERM inside the engine's open: let go once it is done
+    signal.signal(signal.SIGTERM, lambda *_: stop_early.append(1))
     try:
         pool = eng.buffer_pool_bytes(path)
         db = eng.open_database(mod, path, False, _OPEN_S)
@@ -502,9 +540,8 @@ def serve(spec: dict[str, Any]) -> int:
         addr.unlink(missing_ok=True)
         listener.close()
         return 0
-    conn = mod.Connection(db)
-    eng.defer_checkpoint(conn, path)
-    server = Server(path, engine, keep_s, db, conn, pool)
+    server = Server(path, engine, keep_s, mod, db, pool)
+    server.addr, server.stopping = addr, bool(stop_early)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
