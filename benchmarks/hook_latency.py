@@ -582,6 +582,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if b.writer is not None:
             b.writer.stop()
+        from rose.graph import server
+
+        server.stop_under(tmp)  # the graph servers its stores' opens started
         shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
         print(json.dumps(as_json(b), indent=1))

@@ -187,10 +187,12 @@ def setup(host: Host, world: World, configs: list[Config]) -> None:
 
 
 _STOP_KEPT = """
+from rose.graph import server
 from rose.host import recall_server
 from rose.model import _keeper
 recall_server.stop_all()
 _keeper.stop_all()
+server.stop_all()
 """
 
 _GISTS = """

@@ -534,6 +534,9 @@ def main(argv: list[str] | None = None) -> int:
                 seed, arms, sessions=args.sessions, noise=args.noise, size=args.size, work=work
             )
     finally:
+        from rose.graph import server
+
+        server.stop_under(work)  # the graph servers its stores' opens started
         shutil.rmtree(work, ignore_errors=True)
     pooled = pool(per_seed, arms)
     result = {

@@ -328,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.clear()
         os.environ.update(saved_env)
         if not args.keep:
+            from rose.graph import server
+
+            server.stop_under(work)  # the graph servers its stores' opens started
             shutil.rmtree(work, ignore_errors=True)
     result["params"] = {
         "sizes": sizes,

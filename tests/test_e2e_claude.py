@@ -37,7 +37,7 @@ def test_real_claude_cli_sends_the_rose_block_to_the_model(tmp_path: Path) -> No
     env = {
         k: v for k, v in os.environ.items() if not k.startswith(("ROSE_", "CLAUDE", "ANTHROPIC_"))
     }
-    env.update({"HOME": str(tmp_path / "home"), "TMPDIR": str(scratch)})
+    env.update({"HOME": str(tmp_path / "home"), "TMPDIR": str(scratch), "ROSE_KEEP_WARM": "0"})
     cp = subprocess.run(
         [sys.executable, str(SCRIPT), "--claude", claude, "--json", "--timeout", "40"],
         capture_output=True,

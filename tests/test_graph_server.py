@@ -272,3 +272,11 @@ def test_a_server_whose_socket_was_removed_lets_go(store: Store):
     assert _gone(int(info["pid"]), timeout=server._CHECK_S + 10)
     store.keep_open_s = 0
     assert store.read("level_counts") is not None
+
+
+def test_stop_under_lets_go_of_the_stores_under_a_folder_only(store: Store, tmp_path: Path):
+    info = _served(store)
+    assert server.stop_under(tmp_path / "elsewhere") == 0
+    assert server.status(store.graph_path) is not None
+    assert server.stop_under(tmp_path) == 1
+    assert _gone(int(info["pid"]))

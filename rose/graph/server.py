@@ -263,6 +263,18 @@ def status(path: Path) -> dict | None:
     return kept.tell(Path(info["serve"]), {"status": True})
 
 
+def stop_under(root: Path) -> int:
+    """Ask each graph server of this user whose database lies under `root` to let go (a
+    benchmark's stores, before their folder is removed); how many were asked."""
+    base = os.path.realpath(root) + os.sep
+    asked = 0
+    for path, reply in kept.tell_each(KIND, {"status": True}):
+        if str(reply.get("path") or "").startswith(base):
+            kept.tell(path, {"stop": True})
+            asked += 1
+    return asked
+
+
 def status_all() -> list[dict[str, Any]]:
     return [reply for _, reply in kept.tell_each(KIND, {"status": True}) if "pid" in reply]
 
