@@ -90,12 +90,12 @@ def test_the_detector_sees_each_kind_of_write():
 def test_a_secret_on_the_command_line_never_reaches_the_holder_note(tmp_path: Path, monkeypatch):
     import sys
 
-    from rose.graph.engine import _holder_file, claim_holder
+    from rose.graph.engine import claim_holder, holder_file
 
     secret = "sk-ant-api03-" + "A" * 40
     monkeypatch.setattr(sys, "argv", ["rose", "add", f"use the key {secret}", "-f", "x"])
     db = tmp_path / "graph.kuzu"
     claim_holder(db)
-    note = json.loads(_holder_file(db).read_text(encoding="utf-8"))
+    note = json.loads(holder_file(db).read_text(encoding="utf-8"))
     assert secret not in json.dumps(note)
     assert note["pid"] > 0

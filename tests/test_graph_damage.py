@@ -288,7 +288,7 @@ def test_a_process_that_died_using_it_gets_it_rebuilt(lessons: Store, project: P
     assert "died with it open: a crash, or a kill)" in res.stderr
     assert "rebuilt it from the files (2 read)" in res.stderr
     assert len(_damaged_copies(lessons)) == 1
-    assert not engine._holder_file(lessons.graph_path).exists()
+    assert not engine.holder_file(lessons.graph_path).exists()
 
 
 def test_a_process_that_died_opening_it_gets_it_rebuilt(lessons: Store, project: Path):

@@ -123,7 +123,7 @@ def test_an_idle_server_lets_go_and_the_next_open_is_the_process_own(store: Stor
     store.keep_open_s = 0.5
     info = _served(store)
     assert _gone(int(info["pid"]))
-    assert not engine._holder_file(store.graph_path).exists()
+    assert not engine.holder_file(store.graph_path).exists()
     store.keep_open_s = 0
     events = []
     monkeypatch.setattr(store, "log", lambda kind, data: events.append(kind))

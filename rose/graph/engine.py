@@ -19,7 +19,7 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import contextmanager, suppress
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -191,7 +191,7 @@ def buffer_pool_bytes(path: Path) -> int:
     return 0 if want >= ram * 0.8 else want
 
 
-def _holder_file(path: Path) -> Path:
+def holder_file(path: Path) -> Path:
     return path.with_name(path.name + ".holder")
 
 
@@ -211,7 +211,7 @@ def _alive(pid: int) -> bool:
 def live_holder(path: Path) -> dict | None:
     """The holder note of another live process, if one holds (or is closing) the database."""
     try:
-        info = json.loads(_holder_file(path).read_text(encoding="utf-8"))
+        info = json.loads(holder_file(path).read_text(encoding="utf-8"))
         pid = int(info["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -257,37 +257,16 @@ def claim_holder(path: Path, **extra: Any) -> None:
         **extra,
     }
     with suppress(OSError):
-        _holder_file(path).write_text(json.dumps(info), encoding="utf-8")
+        holder_file(path).write_text(json.dumps(info), encoding="utf-8")
 
 
 def release_holder(path: Path) -> None:
     try:
-        hf = _holder_file(path)
+        hf = holder_file(path)
         if json.loads(hf.read_text(encoding="utf-8")).get("pid") == os.getpid():
             hf.unlink()
     except (OSError, ValueError):
         pass
-
-
-_SIDE_FILES = (".wal", ".shadow")
-
-
-def remove_database(path: Path) -> None:
-    """Delete a database and its side files; the lesson files can always rebuild it."""
-    from rose.graph import server
-
-    server.stop(path)
-    for p in (path, *(path.with_name(path.name + s) for s in (*_SIDE_FILES, ".holder"))):
-        _remove(p)
-
-
-def _remove(p: Path) -> None:
-    import shutil
-
-    if p.is_dir() and not p.is_symlink():
-        shutil.rmtree(p, ignore_errors=True)
-    else:
-        p.unlink(missing_ok=True)
 
 
 # -- telling a lock from damage -----------------------------------------------------------------
@@ -351,7 +330,7 @@ def query_damage(path: Path, exc: QueryError) -> GraphDamaged:
     return GraphDamaged(path, exc.message, ident=file_identity(path), probe=False)
 
 
-def _is_lock(message: str) -> bool:
+def is_lock(message: str) -> bool:
     return "Could not set lock" in message
 
 
@@ -417,7 +396,7 @@ def open_graph(
         if own is not None:
             break
     mod, db = own
-    for note, _, _ in _dead_notes(path):
+    for note, _, _ in dead_notes(path):
         if note.name.startswith(_opening_prefix(path)):  # it opens: that one was killed
             note.unlink(missing_ok=True)
     if not read_only:
@@ -493,7 +472,7 @@ def open_database(
             message = str(exc)
             if _is_denied(message):
                 raise StoreReadOnly(path, _damage(exc, path)) from None
-            if not _is_lock(message) and not _others_there(path):
+            if not is_lock(message) and not _others_there(path):
                 strikes += 1
                 if strikes > 1:
                     raise GraphDamaged(
@@ -544,7 +523,7 @@ def serving_note(path: Path, pid: int) -> Path:
     return path.with_name(f"{path.name}.serving-{pid}")
 
 
-def _dead_notes(path: Path) -> list[tuple[Path, int, str]]:
+def dead_notes(path: Path) -> list[tuple[Path, int, str]]:
     """(note, pid, what it was doing) for each process that died holding or opening `path`.
 
     A graph server that died between sessions held the database with nothing in hand (every
@@ -558,7 +537,7 @@ def _dead_notes(path: Path) -> list[tuple[Path, int, str]]:
                 tail = entry.name[len(prefix) :]
                 if entry.name.startswith(prefix) and tail.isdigit() and not _alive(int(tail)):
                     found.append((Path(entry.path), int(tail), doing))
-    note = _holder_file(path)
+    note = holder_file(path)
     try:
         info = json.loads(note.read_text(encoding="utf-8"))
         pid = int(info["pid"])
@@ -574,79 +553,14 @@ def _dead_notes(path: Path) -> list[tuple[Path, int, str]]:
 
 def crash_note(path: Path) -> str | None:
     """Why the database is taken for damaged after a process died with it, or None."""
-    dead = _dead_notes(path)
+    dead = dead_notes(path)
     if not dead:
         return None
     _, pid, doing = dead[0]
     return f"process {pid} {doing}: a crash, or a kill"
 
 
-# -- healing: a damaged database is moved aside; the files rebuild it ---------------------------
-
-#: How many damaged databases are kept beside the store, newest first, for a post-mortem.
-KEEP_DAMAGED = 2
-
-
-def set_aside(path: Path, engine: str, damage: GraphDamaged) -> Path | None:
-    """Move the damaged database and its side files to `<name>.damaged-<time>`.
-
-    Returns where it went, or None when (checked again under a lock that only healers take)
-    it is no longer the file found damaged, someone holds it, or it opens now: another
-    process healed it first. Keeps the newest `KEEP_DAMAGED` damaged copies. An OSError
-    (the move failed) reaches the caller.
-    """
-    from rose.graph import server
-
-    server.stop(path)  # a graph server holding it lets go first
-    with _healing(path):
-        if file_identity(path) != damage.ident or live_holder(path) is not None:
-            return None
-        if damage.probe and not _still_damaged(path, engine):
-            return None
-        stamp = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-        target, n = stamp, 1
-        while any(os.path.lexists(p) for p in _with_sides(target)):
-            n += 1
-            target = stamp.with_name(f"{stamp.name}-{n}")
-        for src, dst in zip(_with_sides(path), _with_sides(target), strict=True):
-            if os.path.lexists(src):
-                os.rename(src, dst)
-        for note, _, _ in _dead_notes(path):
-            note.unlink(missing_ok=True)
-        _holder_file(path).unlink(missing_ok=True)
-        _prune_damaged(path)
-        return target
-
-
-def _with_sides(path: Path) -> list[Path]:
-    return [path, *(path.with_name(path.name + s) for s in _SIDE_FILES)]
-
-
-def _healing(path: Path) -> AbstractContextManager[None]:
-    """Only one process at a time decides to move the database aside."""
-    from rose.atomic import exclusive
-
-    return exclusive(path.with_name(path.name + ".heal"))
-
-
-def _still_damaged(path: Path, engine: str) -> bool:
-    mod = engine_module(engine)
-    try:
-        db = mod.Database(str(path), buffer_pool_size=buffer_pool_bytes(path))
-    except (RuntimeError, MemoryError) as exc:
-        return not _is_lock(str(exc))
-    db.close()
-    return False
-
-
-def _prune_damaged(path: Path) -> None:
-    prefix = path.name + ".damaged-"
-
-    def age(p: Path) -> tuple[str, int]:  # <prefix>YYYYmmdd-HHMMSS, then -2, -3 on a clash
-        rest = p.name[len(prefix) :]
-        return rest[:15], int(rest[16:]) if rest[16:].isdigit() else 1
-
-    copies = [p for p in path.parent.glob(prefix + "*") if not p.name.endswith(_SIDE_FILES)]
-    for old in sorted(copies, key=age)[:-KEEP_DAMAGED]:
-        for p in _with_sides(old):
-            _remove(p)
+# Deleting a database and moving a damaged one aside live in `_heal`, named here for callers.
+from rose.graph._heal import KEEP_DAMAGED as KEEP_DAMAGED  # noqa: E402
+from rose.graph._heal import remove_database as remove_database  # noqa: E402
+from rose.graph._heal import set_aside as set_aside  # noqa: E402
