@@ -144,6 +144,16 @@ def tell_each(
     return [(path, reply) for path, reply in told if reply is not None]
 
 
+def status_of(kind: str, field: str = "pid") -> list[dict[str, Any]]:
+    """What each `kind` process of this user says of itself (the replies holding `field`)."""
+    return [reply for _, reply in tell_each(kind, {"status": True}) if field in reply]
+
+
+def stop_kind(kind: str) -> int:
+    """Ask every `kind` process of this user to end; how many said they would."""
+    return sum(1 for _, reply in tell_each(kind, {"stop": True}) if reply.get("stopped"))
+
+
 def make_room(kind: str, mine: Path, most: int, say: Callable[[str], None]) -> None:
     """Stop the `kind` processes idle longest until, with the one at `mine`, at most `most`
     are up: each environment that asks (a terminal of its own, another endpoint) has one of

@@ -276,12 +276,13 @@ def stop_under(root: Path) -> int:
 
 
 def status_all() -> list[dict[str, Any]]:
-    return [reply for _, reply in kept.tell_each(KIND, {"status": True}) if "pid" in reply]
+    """What each graph server of this user says of itself (`Server.status`)."""
+    return kept.status_of(KIND)
 
 
 def stop_all() -> int:
     """Ask every graph server of this user to exit; how many were asked."""
-    return sum(1 for _, reply in kept.tell_each(KIND, {"stop": True}) if reply.get("stopped"))
+    return kept.stop_kind(KIND)
 
 
 # -- the server ----------------------------------------------------------------------------

@@ -161,12 +161,12 @@ def launch(cwd: str | None) -> bool:
 
 def status_all() -> list[dict[str, Any]]:
     """What each recall server of this user is: its pid, seconds idle and left."""
-    return [reply for _, reply in kept.tell_each(KIND, {"status": True}) if "pid" in reply]
+    return kept.status_of(KIND)
 
 
 def stop_all() -> int:
     """Ask every recall server of this user to exit; how many were asked."""
-    return sum(1 for _, reply in kept.tell_each(KIND, {"stop": True}) if reply.get("stopped"))
+    return kept.stop_kind(KIND)
 
 
 # -- the server ------------------------------------------------------------------------------

@@ -121,12 +121,12 @@ def ask(name: str, k: str, line: str, timeout_s: float) -> _proc.ProcResult | No
 
 def stop_all() -> int:
     """Ask every keeper of this user to dismiss its CLIs and exit; how many were asked."""
-    return sum(1 for _, reply in kept.tell_each(KIND, {"stop": True}) if reply.get("stopped"))
+    return kept.stop_kind(KIND)
 
 
 def status_all() -> list[dict[str, Any]]:
     """What each keeper of this user holds: its pid, CLIs kept, seconds idle and left."""
-    return [reply for _, reply in kept.tell_each(KIND, {"status": True}) if "kept" in reply]
+    return kept.status_of(KIND, "kept")
 
 
 def launch(model: str | None, schema: dict[str, Any], n: int, idle_s: float) -> bool:
