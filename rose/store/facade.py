@@ -32,7 +32,7 @@ from rose.graph.engine import (
 from rose.graph.rows import episode_from_row, lessons_get, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Episode, Node, RoutingRule, derived_id, now
-from rose.store import journal, opened, shortid
+from rose.store import _damage, journal, opened, shortid
 from rose.store.draft import draft
 from rose.store.layout import StoreDir, find_project_root, global_root
 from rose.store.nodefile import dump_episode, dump_node
@@ -224,32 +224,10 @@ class Store:
             raise GraphDamaged(self.graph_path, damage.detail, why) from None
 
     def _damaged_in_use(self, exc: QueryError) -> GraphDamaged:
-        """The error for damage met by the work inside: moved aside for the next command."""
-        damage = query_damage(self.graph_path, exc)
-        moved = self._set_aside(damage)
-        self.log(
-            "graph-damaged",
-            {"path": str(damage.path), "reason": damage.detail, "moved_to": str(moved or "")},
-        )
-        return GraphDamaged(damage.path, damage.detail, moved_to=moved)
+        return _damage.damaged_in_use(self, exc)
 
     def _rebuilt(self, damage: GraphDamaged, moved: Path) -> None:
-        report = self.last_sync
-        self.log(
-            "graph-rebuilt",
-            {
-                "path": str(damage.path),
-                "reason": damage.detail,
-                "moved_to": str(moved),
-                "read": report.read,
-                "seconds": round(report.seconds, 3),
-            },
-        )
-        notify(
-            f"the graph database {damage.path} was damaged ({damage.detail}); "
-            f"moved it to {moved.name} and rebuilt it from the files ({report.read} read)",
-            "index rebuilt (it was damaged)",
-        )
+        _damage.rebuilt(self, damage, moved)
 
     def read(self, name: str, **params: Any) -> list[dict]:
         """Run one named read query on an up-to-date graph."""
