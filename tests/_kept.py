@@ -31,3 +31,25 @@ def own_folder(monkeypatch, prefix: str, stop: Callable[[], object]) -> Iterator
         while folder.exists() and list(folder.glob("*.sock")) and time.monotonic() < end:
             time.sleep(0.05)
         shutil.rmtree(run, ignore_errors=True)
+
+
+def gone(pid: int) -> bool:
+    """Whether process `pid` has ended (a zombie waiting for its parent to reap it too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except OSError:
+        return True
+
+
+def wait(cond: Callable[[], object], timeout: float = 10) -> bool:
+    """Whether `cond()` came true within `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return bool(cond())

@@ -21,7 +21,7 @@ from rose.graph import engine, server
 from rose.graph.engine import open_graph
 from rose.graph.readonly import WriteRefused
 from rose.store.facade import Store
-from tests._kept import own_folder
+from tests._kept import gone, own_folder, wait
 
 pytestmark = pytest.mark.graph
 
@@ -51,15 +51,6 @@ def _no_engine_here(monkeypatch) -> None:
         raise AssertionError("the engine was opened in the asking process")
 
     monkeypatch.setattr(engine, "open_database", refuse)
-
-
-def _gone(pid: int, timeout: float = 15.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if not engine._alive(pid):
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_an_open_starts_a_server_and_the_next_opens_are_its_sessions(store: Store, monkeypatch):
@@ -122,7 +113,7 @@ def test_a_session_that_dies_inside_a_transaction_is_rolled_back(store: Store):
 def test_an_idle_server_lets_go_and_the_next_open_is_the_process_own(store: Store, monkeypatch):
     store.keep_open_s = 0.5
     info = _served(store)
-    assert _gone(int(info["pid"]))
+    assert wait(lambda: gone(int(info["pid"])), 15)
     assert not engine.holder_file(store.graph_path).exists()
     store.keep_open_s = 0
     events = []
@@ -135,7 +126,7 @@ def test_a_server_killed_between_sessions_costs_no_rebuild(store: Store, monkeyp
     lesson = store.add("Pin the engine's version in the lock file.")
     info = _served(store)
     os.kill(int(info["pid"]), signal.SIGKILL)
-    assert _gone(int(info["pid"]))
+    assert wait(lambda: gone(int(info["pid"])), 15)
     store.keep_open_s = 0
     events = []
     monkeypatch.setattr(store, "log", lambda kind, data: events.append(kind))
@@ -149,14 +140,14 @@ def test_a_server_killed_inside_a_session_is_a_crash_the_next_open_heals(store: 
     with open_graph(store.graph_path, store.engine, deadline_s=20) as g:
         g.q("meta_get")
         os.kill(int(info["pid"]), signal.SIGKILL)
-        assert _gone(int(info["pid"]))
+        assert wait(lambda: gone(int(info["pid"])), 15)
         with pytest.raises(Exception, match="graph server"):
             g.q("meta_get")
     assert engine.crash_note(store.graph_path) is not None
     store.keep_open_s = 0
     events = []
     monkeypatch.setattr(store, "log", lambda kind, data: events.append(kind))
-    monkeypatch.setattr("rose.store.facade.notify", lambda *a, **k: None)
+    monkeypatch.setattr("rose.store._damage.notify", lambda *a, **k: None)
     assert store.get(lesson.id).id == lesson.id  # rebuilt from the files
     assert "graph-rebuilt" in events
 
@@ -164,7 +155,7 @@ def test_a_server_killed_inside_a_session_is_a_crash_the_next_open_heals(store: 
 def test_deleting_the_database_stops_its_server_first(store: Store):
     info = _served(store)
     engine.remove_database(store.graph_path)
-    assert _gone(int(info["pid"]), timeout=1)
+    assert wait(lambda: gone(int(info["pid"])), 1)
     assert not store.graph_path.exists()
 
 
@@ -263,13 +254,13 @@ def test_a_moved_store_is_let_go_and_opened_where_it_is_now(store: Store, projec
     lesson = again.add("Write the changelog with the change.")
     again.reindex()  # a checkpoint: the engine reopens its files by path
     assert again.get(lesson.id).id == lesson.id
-    assert _gone(int(info["pid"]))
+    assert wait(lambda: gone(int(info["pid"])), 15)
 
 
 def test_a_server_whose_socket_was_removed_lets_go(store: Store):
     info = _served(store)
     Path(info["serve"]).unlink()
-    assert _gone(int(info["pid"]), timeout=server._CHECK_S + 10)
+    assert wait(lambda: gone(int(info["pid"])), server._CHECK_S + 10)
     store.keep_open_s = 0
     assert store.read("level_counts") is not None
 
@@ -279,4 +270,4 @@ def test_stop_under_lets_go_of_the_stores_under_a_folder_only(store: Store, tmp_
     assert server.stop_under(tmp_path / "elsewhere") == 0
     assert server.status(store.graph_path) is not None
     assert server.stop_under(tmp_path) == 1
-    assert _gone(int(info["pid"]))
+    assert wait(lambda: gone(int(info["pid"])), 15)

@@ -27,7 +27,7 @@ import pytest
 from rose.errors import BackendFailed, BackendTimeout
 from rose.model import _keeper
 from rose.model.claude import ClaudeBackend
-from tests._kept import own_folder
+from tests._kept import gone, own_folder
 from tests.test_backend_claude import ANSWER, SCHEMA
 from tests.test_backend_claude_warm import asked, calls, started, wait_for
 from tests.test_backend_claude_warm import fake as warm_fake
@@ -40,17 +40,6 @@ def keeping(monkeypatch):
     """Keeping on, its sockets in a short folder of this test's own; every keeper ended."""
     with own_folder(monkeypatch, "rk-", _keeper.stop_all) as run:
         yield run
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:  # a zombie waiting for its parent to reap it is gone too
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
-    except OSError:
-        return True
 
 
 def _sockets(run: Path) -> list[Path]:
@@ -120,7 +109,7 @@ def test_a_new_keeper_past_the_cap_stops_the_one_idle_longest(fake, keeping, mon
         pids.append(started(fake)[-1]["ppid"])
         time.sleep(0.3)  # the first is idle longest
     wait_for(lambda: len(_sockets(keeping)) == _keeper.MAX_KEEPERS, 15)
-    wait_for(lambda: _gone(pids[0]), 15)
+    wait_for(lambda: gone(pids[0]), 15)
     assert sorted(r["pid"] for r in _keeper.status_all()) == sorted(pids[1:])
 
 
@@ -129,7 +118,7 @@ def test_a_stopped_keeper_dismisses_its_clis(fake, keeping):
     wait_for(lambda: len(started(fake)) == 1)
     assert _keeper.stop_all() == 1
     wait_for(lambda: not _sockets(keeping), 15)
-    wait_for(lambda: _gone(started(fake)[0]["pid"]), 15)
+    wait_for(lambda: gone(started(fake)[0]["pid"]), 15)
     assert _keeper.stop_all() == 0
 
 
@@ -138,7 +127,7 @@ def test_an_idle_keeper_dismisses_its_clis_and_leaves_nothing(fake, keeping):
     wait_for(lambda: len(started(fake)) == 2)
     pids = [c["pid"] for c in started(fake)]
     wait_for(lambda: not _sockets(keeping), 15)
-    wait_for(lambda: all(_gone(p) for p in pids), 15)
+    wait_for(lambda: all(gone(p) for p in pids), 15)
     dismissed = [c for c in calls(fake) if "message" in c and c["message"] is None]
     assert sorted(c["pid"] for c in dismissed) == sorted(pids), "dismissed by EOF"
     assert asked(fake) == [], "a dismissed CLI never asks the model"
@@ -149,7 +138,7 @@ def test_a_killed_keepers_clis_exit_and_the_next_call_starts_its_own(fake, keepi
     wait_for(lambda: len(started(fake)) == 2)
     pids = [c["pid"] for c in started(fake)]
     os.kill(started(fake)[0]["ppid"], signal.SIGKILL)
-    wait_for(lambda: all(_gone(p) for p in pids), 15)
+    wait_for(lambda: all(gone(p) for p in pids), 15)
     assert _sockets(keeping), "a killed keeper leaves its socket behind"
     answer = ClaudeBackend().complete("relevance", "q", SCHEMA, timeout_s=10)
     assert answer.data == ANSWER
@@ -168,7 +157,7 @@ def test_a_question_past_its_deadline_times_out_and_its_cli_is_killed(fake, monk
         ClaudeBackend().complete("relevance", "q", SCHEMA, timeout_s=1.0)
     assert time.monotonic() - t0 < 1.0 + _keeper._GRACE_S + 1
     assert asked(fake)[0]["pid"] == kept["pid"]
-    wait_for(lambda: _gone(kept["pid"]), 10)
+    wait_for(lambda: gone(kept["pid"]), 10)
 
 
 def test_a_failing_cli_reads_as_a_direct_calls_failure(fake, monkeypatch):

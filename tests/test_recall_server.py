@@ -28,7 +28,7 @@ from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
 from tests._hookrun import payload
-from tests._kept import own_folder
+from tests._kept import gone, own_folder, wait
 
 pytestmark = pytest.mark.graph
 
@@ -52,15 +52,6 @@ def serving(monkeypatch):
 def _sockets(run: Path) -> list[Path]:
     folder = run / f"rose-{os.getuid()}"
     return sorted(folder.glob("recall-*.sock")) if folder.exists() else []
-
-
-def _wait(cond, timeout: float = 10) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 @pytest.fixture
@@ -98,7 +89,7 @@ def test_the_next_model_decided_prompt_is_answered_by_the_server(
 ):
     first, loaded = _probe(project, "s1")
     assert loaded, "no server yet: the hook ran recall itself"
-    assert _wait(lambda: len(_sockets(serving)) == 1, 20), "the hook started a server"
+    assert wait(lambda: len(_sockets(serving)) == 1, 20), "the hook started a server"
     second, loaded = _probe(project, "s2")
     assert not loaded, "the server's child ran recall, not the hook"
     assert _block(second) == _block(first) and "<rose-memory>" in _block(first)
@@ -176,15 +167,15 @@ def test_an_edit_to_any_module_makes_a_new_stamp(tmp_path: Path):
 def test_an_idle_server_exits_and_stop_all_ends_one(decided: Store, project: Path, serving):
     config.set_override(decided.primary.config, "recall.keep_warm_s", "1")
     assert recall_server.launch(str(project))
-    assert _wait(lambda: len(_sockets(serving)) == 1, 20)
-    assert _wait(lambda: not _sockets(serving), 10), "idle for 1 s: it exited"
+    assert wait(lambda: len(_sockets(serving)) == 1, 20)
+    assert wait(lambda: not _sockets(serving), 10), "idle for 1 s: it exited"
 
     config.set_override(decided.primary.config, "recall.keep_warm_s", "600")
     assert recall_server.launch(str(project))
-    assert _wait(lambda: len(_sockets(serving)) == 1, 20)
+    assert wait(lambda: len(_sockets(serving)) == 1, 20)
     assert not recall_server.launch(str(project)), "one is up already"
     assert recall_server.stop_all() == 1
-    assert _wait(lambda: not _sockets(serving), 10)
+    assert wait(lambda: not _sockets(serving), 10)
 
 
 def test_with_keeping_off_none_starts(decided: Store, project: Path, serving, monkeypatch):
@@ -204,7 +195,7 @@ def test_status_shows_a_server(decided: Store, project: Path, serving):
     assert "recall loaded" not in CliRunner().invoke(app, ["status"]).output
     config.set_override(decided.primary.config, "recall.keep_warm_s", "60")
     assert recall_server.launch(str(project))
-    assert _wait(lambda: len(recall_server.status_all()) == 1, 20)
+    assert wait(lambda: len(recall_server.status_all()) == 1, 20)
     (shown,) = json.loads(CliRunner().invoke(app, ["status", "--json"]).output)["recall_servers"]
     assert shown["pid"] > 0 and 0 < shown["exits_in_s"] <= 60
     text = CliRunner().invoke(app, ["status"]).output
@@ -219,7 +210,7 @@ def test_a_server_runs_the_rose_that_started_it(
     (decoy / "__init__.py").write_text("raise ImportError('another copy of rose')\n")
     monkeypatch.chdir(decoy.parent)  # where a `python -m rose...` would find that copy first
     assert recall_server.launch(str(project))
-    assert _wait(lambda: len(_sockets(serving)) == 1, 20), "the server imported this rose"
+    assert wait(lambda: len(_sockets(serving)) == 1, 20), "the server imported this rose"
 
 
 def _spare_of(timeout: float = 20) -> int:
@@ -229,16 +220,8 @@ def _spare_of(timeout: float = 20) -> int:
         got[:] = [s["spare"] for s in recall_server.status_all() if s.get("spare")]
         return bool(got)
 
-    assert _wait(ready, timeout), "the server forked a spare"
+    assert wait(ready, timeout), "the server forked a spare"
     return got[0]
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return True
-    return False
 
 
 def test_a_recall_goes_to_the_spare_and_a_new_one_is_forked(decided: Store, project: Path, serving):
@@ -246,7 +229,7 @@ def test_a_recall_goes_to_the_spare_and_a_new_one_is_forked(decided: Store, proj
     spare = _spare_of()
     second, loaded = _probe(project, "s2")
     assert not loaded and _block(second) == _block(first)
-    assert _wait(lambda: _gone(spare), 10), "the spare ran that recall and ended"
+    assert wait(lambda: gone(spare), 10), "the spare ran that recall and ended"
     assert _spare_of() != spare
 
 
@@ -254,7 +237,7 @@ def test_a_dead_spare_is_passed_over(decided: Store, project: Path, serving):
     first, _ = _probe(project, "s1")
     spare = _spare_of()
     os.kill(spare, 9)
-    assert _wait(lambda: _gone(spare), 10)
+    assert wait(lambda: gone(spare), 10)
     second, loaded = _probe(project, "s2")
     assert not loaded, "a child forked for the recall answered it"
     assert _block(second) == _block(first)
@@ -268,17 +251,17 @@ def test_a_server_starts_and_warms_up_while_a_writer_holds_the_store(
     holder = hold(decided, 4)
     try:
         assert recall_server.launch(str(project))
-        assert _wait(lambda: len(_sockets(serving)) == 1, 2.5), "up though the graph is held"
+        assert wait(lambda: len(_sockets(serving)) == 1, 2.5), "up though the graph is held"
         spare = _spare_of(1)
         (status,) = recall_server.status_all()
         assert not status["spare_warm"], "its warm-up waits for the graph"
         assert holder.poll() is None, "all of it while the graph was held"
     finally:
         holder.communicate(timeout=10)
-    assert _wait(lambda: recall_server.status_all()[0]["spare_warm"], 10), "warmed up after"
+    assert wait(lambda: recall_server.status_all()[0]["spare_warm"], 10), "warmed up after"
     out, loaded = _probe(project, "s1")
     assert not loaded and "<rose-memory>" in _block(out)
-    assert _wait(lambda: _gone(spare), 10), "the spare ran that recall"
+    assert wait(lambda: gone(spare), 10), "the spare ran that recall"
 
 
 def test_a_reply_ends_the_connection_though_a_copy_of_it_lives_on(tmp_path: Path):
