@@ -18,7 +18,6 @@ import json
 import os
 import socket
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -51,6 +50,8 @@ MAX_REPLY = 16 * 1024 * 1024
 def folder() -> Path | None:
     """The user's own folder for the sockets, made if missing; None when it cannot be made
     or is not the user's alone (another user could then reach what is kept)."""
+    import tempfile  # only where no runtime folder is set: ~3 ms of a hook's start
+
     base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
     path = Path(base) / f"rose-{os.getuid()}"
     try:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import pickle
@@ -71,6 +70,8 @@ def enabled() -> bool:
 
 def key(path: Path, engine: str) -> str:
     blob = json.dumps([os.path.realpath(path), engine, sys.executable])
+    import hashlib  # a process that only asks a server never needs it (~3 ms)
+
     return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
