@@ -205,7 +205,17 @@ def _alive(pid: int) -> bool:
         return True
     except OSError:
         return False
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether `pid` has ended and waits to be reaped: another process's child, or one
+    reparented to an init that reaps late (a container's), answers a signal 0 until then."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):  # no /proc here, or it went meanwhile
+        return False
 
 
 def live_holder(path: Path) -> dict | None:
