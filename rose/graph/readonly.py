@@ -173,3 +173,19 @@ def is_read_only_error(message: str) -> bool:
         or "for a read only database" in low
         or "inside a read-only transaction" in low  # a graph server's read-only session
     )
+
+
+_TX_WORDS = ("BEGIN", "COMMIT", "ROLLBACK")
+
+
+def session_refusal(statement: str, engine: str) -> str | None:
+    """Why a graph server's read-only session may not run `statement` (None: it may). Each
+    runs in a read-only transaction of its own, so one statement, not a transaction's
+    control (`rose.graph.server`)."""
+    try:
+        parts = statements(statement, engine=engine, write=False)
+    except QueryError as exc:
+        return exc.message
+    if len(parts) != 1 or parts[0].lstrip().split(None, 1)[0].upper() in _TX_WORDS:
+        return "Cannot run this statement in a read-only database session"
+    return None

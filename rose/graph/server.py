@@ -209,6 +209,21 @@ def connect(path: Path, engine: str, read_only: bool, wait_s: float) -> ServedGr
     return ServedGraph(_Connection(sock, int(info["pid"])), path)
 
 
+def changes(path: Path, tops: list[str], since: Any) -> dict[str, Any] | None:
+    """What the graph server holding `path` saw change in the folders `tops` since the
+    token `since` (`rose.graph._watch.Watch.changes`: a new `token`, the `fresh` tops and
+    the `dirty` folders), or None when no server holds it or it watches nothing."""
+    info = live_holder(path)
+    if info is None or not isinstance(info.get("serve"), str):
+        return None
+    reply = kept.tell(Path(info["serve"]), {"changes": {"tops": tops, "since": since}})
+    if reply is None or not all(
+        isinstance(reply.get(k), list) for k in ("token", "fresh", "dirty")
+    ):
+        return None
+    return reply
+
+
 def launch(path: Path, engine: str, keep_s: float) -> bool:
     """Start a server for the database at `path` unless one is up or starting; whether one
     was started. Never raises: a server is only ever a saving."""
@@ -305,6 +320,9 @@ class Server:
         self.sessions = 0
         self.stopping = False
         self.open = True
+        self.sel: selectors.BaseSelector | None = None
+        self.watch: Any = None  # what changed in the store's folders (`_watch`), once asked
+        self.watch_tried = False
 
     def _connection(self) -> Any:
         conn = self.mod.Connection(self.db)
@@ -332,7 +350,7 @@ class Server:
                 "exits_in_s": round(max(0.0, self.keep_s - idle), 1)}  # fmt: skip
 
     def serve(self, listener: socket.socket, wake: int) -> None:
-        sel = selectors.DefaultSelector()
+        sel = self.sel = selectors.DefaultSelector()
         sel.register(listener, selectors.EVENT_READ, "accept")
         sel.register(wake, selectors.EVENT_READ, "wake")
         while self.open:
@@ -358,7 +376,11 @@ class Server:
                         os.read(wake, 512)
                 elif sk.data == "session" and self.session is not None:
                     self._step(sel)
+                elif sk.data == "watch":
+                    self.watch.drain()  # as events come: the kernel's queue never fills
         sel.close()
+        if self.watch is not None:
+            self.watch.close()
 
     def _first(self, conn: socket.socket) -> None:
         """A new connection's first message: a question (status, stop) answered now, or a
@@ -395,10 +417,28 @@ class Server:
                 if self.session is None:  # let go before the answer: the asker waits on it
                     self.close_engine()
                 reply: dict[str, Any] = {"stopped": True, "pid": os.getpid()}
+            elif isinstance(request.get("changes"), dict):
+                reply = self._changes(request["changes"])
             else:
                 reply = self.status()
             with contextlib.suppress(OSError):
                 conn.sendall(json.dumps(reply).encode())
+
+    def _changes(self, request: dict) -> dict[str, Any]:
+        """What changed under the store folders asked about (`changes`)."""
+        if not self.watch_tried:
+            from rose.graph._watch import Watch
+
+            self.watch_tried = True
+            self.watch = Watch.open()
+            if self.watch is not None and self.sel is not None:
+                self.sel.register(self.watch.fd, selectors.EVENT_READ, "watch")
+        tops = request.get("tops")
+        if self.watch is None or not (
+            isinstance(tops, list) and all(isinstance(t, str) for t in tops)
+        ):
+            return {"unwatched": True}
+        return self.watch.changes(tops, request.get("since"))
 
     def _next(self, sel: selectors.BaseSelector) -> None:
         if self.waiting and not self.held_still():
@@ -449,7 +489,9 @@ class Server:
 
     def _run(self, statement: str, params: Any) -> tuple[tuple, bool]:
         if self.read_only:
-            refused = _refused_read_only(statement, self.engine)
+            from rose.graph.readonly import session_refusal
+
+            refused = session_refusal(statement, self.engine)
             if refused:
                 return ("error", refused), False
         try:
@@ -504,24 +546,6 @@ class Server:
         finally:
             release_holder(self.path)
             serving_note(self.path, os.getpid()).unlink(missing_ok=True)
-
-
-_TX_WORDS = ("BEGIN", "COMMIT", "ROLLBACK")
-
-
-def _refused_read_only(statement: str, engine: str) -> str | None:
-    """Why a read-only session may not run `statement` (None: it may). Each runs in a
-    read-only transaction of its own, so one statement, not a transaction's control."""
-    from rose.errors import QueryError
-    from rose.graph.readonly import statements
-
-    try:
-        parts = statements(statement, engine=engine, write=False)
-    except QueryError as exc:
-        return exc.message
-    if len(parts) != 1 or parts[0].lstrip().split(None, 1)[0].upper() in _TX_WORDS:
-        return "Cannot run this statement in a read-only database session"
-    return None
 
 
 def serve(spec: dict[str, Any]) -> int:

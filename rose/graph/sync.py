@@ -78,10 +78,26 @@ class SyncReport:
         return bool(self.read or self.removed or self.full)
 
 
-def scan(dirs: list[StoreDir], prev: dict | None = None) -> Survey:
+def scan(dirs: list[StoreDir], prev: dict | None = None, db: Path | None = None) -> Survey:
     """Every lesson and episode file of every scope, project scope first; `prev` is the
-    survey kept beside the database (`synced.read_listing`), when there is one."""
-    return store_scan.survey([(str(d.root), d.scope) for d in dirs], prev=prev)
+    survey kept beside the database `db` (`synced.read_listing`), when there is one. Where
+    a graph server holds `db` and watches the folders, only those changed since `prev` are
+    scanned (`rose.graph._watch`)."""
+    roots = [(str(d.root), d.scope) for d in dirs]
+    if db is None:
+        return store_scan.survey(roots, prev=prev)
+    from rose.graph import server
+
+    tops = [os.path.join(r, sub) for r, _ in roots for sub in ("nodes", "episodes")]
+    told = server.changes(db, tops, (prev or {}).get("watch"))
+    if told is None:
+        return store_scan.survey(roots, prev=prev)
+    fresh, dirty = tuple(t + os.sep for t in told["fresh"]), set(told["dirty"])
+
+    def clean(folder: str) -> bool:
+        return folder not in dirty and not (folder + os.sep).startswith(fresh)
+
+    return store_scan.survey(roots, prev=prev, clean=clean, token=told["token"])
 
 
 def ensure_schema(g: Graph) -> dict[str, str] | None:
@@ -220,7 +236,7 @@ def sync(
     if _reusable(g, known, errors):  # the scan made just before the open still stands
         current, print_ = known.survey, known.fingerprint  # type: ignore[union-attr]
     else:
-        current = scan(dirs, None if full else synced.read_listing(g.path))
+        current = scan(dirs, None if full else synced.read_listing(g.path), g.path)
         print_ = fingerprint(current, [p for p, _ in errors])
     if not full and meta.get("files") == print_:
         # Nothing changed: no rows read, no writes (but a fresher listing kept).

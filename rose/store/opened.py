@@ -36,7 +36,7 @@ def unchanged(store: Store) -> tuple[SyncReport | None, bool]:
     if synced.identity(path) != rec.get("db") or (store.primary.root / journal.NAME).exists():
         return None, False
     errors = [tuple(e) for e in rec.get("errors", [])]
-    survey = scan(store.dirs, synced.read_listing(path))
+    survey = scan(store.dirs, synced.read_listing(path), path)
     print_ = fingerprint(survey, [p for p, _ in errors])
     report = SyncReport(errors=errors, survey=survey, fingerprint=print_)
     if print_ != rec.get("files"):  # something changed: the sync need not scan again

@@ -22,6 +22,7 @@ import time
 import zlib
 from array import array
 from collections import namedtuple
+from collections.abc import Callable
 
 # A file as last seen: path, kind ("node" | "episode"), scope, mtime_ns, size.
 # (A namedtuple, not a dataclass: importing dataclasses costs the hook ~9 ms.)
@@ -36,6 +37,9 @@ RACY_NS = 2_000_000_000
 # (lesson folders only), and each file's mtime_ns and size as int64s (lesson files only: an
 # episode is written once, never edited).
 _KIND, _SCOPE, _IDENT, _LISTED, _NAMES, _DIRS, _STATS = range(7)
+
+#: Whether a folder is as the earlier survey found it (`survey`'s `clean`), or None.
+Clean = Callable[[str], bool] | None
 
 _new = tuple.__new__  # FileState's own __new__ is Python: this builds the same tuple directly
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
@@ -58,7 +62,7 @@ class Survey:
     """The store's files as one scan found them, folder by folder, and what differs from the
     scan it started from (`base` is that scan's fingerprint, "" when there was none)."""
 
-    __slots__ = ("_parts", "_states", "base", "changed", "folders", "keep", "removed")
+    __slots__ = ("_parts", "_states", "base", "changed", "folders", "keep", "removed", "token")
 
     def __init__(self, base: str = "") -> None:
         self.folders: dict[str, tuple] = {}
@@ -68,6 +72,8 @@ class Survey:
         self.removed: list[str] = []
         #: A folder was listed afresh and its listing can be trusted next time: worth keeping.
         self.keep = False
+        #: The graph server's watch token this scan was made after (`rose.graph._watch`).
+        self.token: list | None = None
         self._parts: list[tuple[str, bytes]] | None = None
         self._states: dict[str, FileState] | None = None
 
@@ -128,6 +134,7 @@ class Survey:
             by_folder.setdefault(folder, {})[name] = present
         out = Survey(fingerprint)
         out.folders = dict(self.folders)
+        out.token = self.token  # the touched folders changed since: the next scan sees them
         for folder, names in by_folder.items():
             kind, scope, _, _, _, dirs, stats = f = self.folders[folder]
             old = names_of(f)
@@ -166,29 +173,42 @@ def _counted(kind: str, name: str) -> bool:
 
 
 def survey(
-    roots: list[tuple[str, str]], *, episodes: bool = True, prev: dict | None = None
+    roots: list[tuple[str, str]],
+    *,
+    episodes: bool = True,
+    prev: dict | None = None,
+    clean: Callable[[str], bool] | None = None,
+    token: list | None = None,
 ) -> Survey:
     """Every lesson (and episode) file under each `(store root, scope)`, in the order given;
-    `prev` is an earlier survey's record (`record`), whose listings are used where they hold."""
+    `prev` is an earlier survey's record (`record`), whose listings are used where they hold.
+
+    `clean(folder)` says a folder is as `prev` found it (a watch saw no change there since
+    `prev` was made): `prev`'s listing and stats of it are taken as they are, unstat'ed.
+    `token` is the watch's token taken before this survey, kept with it (`record`)."""
     old: dict = (prev or {}).get("folders") or {}
     out = Survey(str((prev or {}).get("fingerprint") or ""))
+    out.token = token
     for root, scope in roots:
-        _nodes(os.path.join(root, "nodes"), scope, old, out)
+        _nodes(os.path.join(root, "nodes"), scope, old, out, clean)
         if episodes:
-            _episodes(os.path.join(root, "episodes"), scope, old, out)
+            _episodes(os.path.join(root, "episodes"), scope, old, out, clean)
     for folder, f in old.items():  # folders gone with their files
         if folder not in out.folders and (episodes or f[_KIND] == "node"):
             out.removed += [folder + os.sep + n for n in names_of(f)]
+    if token is not None and token != (prev or {}).get("watch"):
+        # Keeping it with the newer token spares the next scan the folders scanned here.
+        out.keep = out.keep or any(f is not old.get(k) for k, f in out.folders.items())
     return out
 
 
 def record(s: Survey, fingerprint: str) -> dict:
     """What to keep of a survey for the next one (`prev`), with the fingerprint it had."""
-    return {"fingerprint": fingerprint, "folders": s.folders}
+    return {"fingerprint": fingerprint, "folders": s.folders, "watch": s.token}
 
 
 #: The kept survey's format (`read_kept`): bump it when the folders' tuples change.
-KEPT_FORMAT = 4
+KEPT_FORMAT = 5
 #: What a kept survey opens with, before the checksum of the rest: a damaged file is refused
 #: before it is unmarshalled (flipped bits can make `marshal.loads` take seconds and GBs).
 _KEPT_MAGIC = b"rose-kept-scan\n"
@@ -224,6 +244,9 @@ def read_kept(path: str) -> dict | None:
     folders = data.get("folders")
     if not (isinstance(folders, dict) and isinstance(data.get("fingerprint"), str)):
         return None
+    token = data.get("watch")
+    if not (token is None or (type(token) is list and len(token) == 2 and type(token[1]) is int)):
+        return None
     for f in folders.values():  # the shape `survey` reads without checking
         if not (
             type(f) is tuple
@@ -249,6 +272,16 @@ def _ident(fd: int) -> tuple[int, int, int]:
     return st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
+def _unchanged(folder: str, kind: str, scope: str, old: dict, clean: Clean) -> tuple | None:
+    """The earlier survey's folder as it stands, when a watch saw no change in it since."""
+    if clean is None:
+        return None
+    was = old.get(folder)
+    if was is None or was[_KIND] != kind or was[_SCOPE] != scope or not clean(folder):
+        return None
+    return was
+
+
 def _listing(folder: str, kind: str, scope: str, ident: tuple, old: dict) -> tuple | None:
     """The earlier listing of `folder` if it still holds, else None: the folder is as it was
     then, and had settled (changed `RACY_NS` or more before it was listed)."""
@@ -258,9 +291,15 @@ def _listing(folder: str, kind: str, scope: str, ident: tuple, old: dict) -> tup
     return was if max(ident[0], ident[1]) + RACY_NS < was[_LISTED] else None
 
 
-def _nodes(folder: str, scope: str, old: dict, out: Survey) -> None:
+def _nodes(folder: str, scope: str, old: dict, out: Survey, clean: Clean) -> None:
     """A folder of lessons, each file stat'ed (a lesson may be edited in place), and the
     folders under it. Stats go through the folder's descriptor: one name resolved each."""
+    was = _unchanged(folder, "node", scope, old, clean)
+    if was is not None:
+        out.folders[folder] = was
+        for d in was[_DIRS]:
+            _nodes(folder + os.sep + d, scope, old, out, clean)
+        return
     try:
         fd = os.open(folder, _DIR_FLAGS)
     except (FileNotFoundError, NotADirectoryError):
@@ -294,7 +333,7 @@ def _nodes(folder: str, scope: str, old: dict, out: Survey) -> None:
         elif joined != prior[_NAMES] or stats != prior[_STATS]:
             _differ(out, folder, "node", scope, names, stats, prior)
         for d in dirs:
-            _nodes(folder + os.sep + d, scope, old, out)
+            _nodes(folder + os.sep + d, scope, old, out, clean)
     finally:
         os.close(fd)
 
@@ -326,9 +365,13 @@ def _list_nodes(fd: int) -> tuple[list[str], tuple[str, ...]]:
     return names, tuple(dirs)
 
 
-def _episodes(folder: str, scope: str, old: dict, out: Survey) -> None:
+def _episodes(folder: str, scope: str, old: dict, out: Survey, clean: Clean) -> None:
     """Episode files by name alone: an episode is written once and never edited, so its
     name says everything a sync needs (no stat: a store gathers thousands of them)."""
+    was = _unchanged(folder, "episode", scope, old, clean)
+    if was is not None:
+        out.folders[folder] = was
+        return
     try:
         fd = os.open(folder, _DIR_FLAGS)
     except (FileNotFoundError, NotADirectoryError):
