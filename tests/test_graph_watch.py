@@ -202,3 +202,17 @@ def test_a_served_store_stats_only_what_changed_and_misses_no_edit(store: Store,
         again = Store.open(store.primary.root.parent)
         assert "SEEDER 4 TIMES" in again.get(ids[4]).body
         assert sorted(stats) == sorted(p.name for p in edited.parent.glob("*.md"))
+
+
+def test_a_top_that_is_a_link_or_another_path_of_a_watched_one_is_refused(watch, tmp_path):
+    nodes, episodes = _tree(tmp_path)
+    (tmp_path / "alias").symlink_to(tmp_path)
+    linked = tmp_path / "other"
+    linked.mkdir()
+    (linked / "nodes").symlink_to(nodes)
+    alias = str(tmp_path / "alias" / "nodes")
+    token, _, _ = _asked(watch, [nodes, alias, str(linked / "nodes")], None)
+    for _ in range(2):
+        (tmp_path / "nodes/a/x.md").write_text("changed\n")
+        token, fresh, dirty = _asked(watch, [nodes, alias, str(linked / "nodes")], token)
+        assert fresh == {alias, str(linked / "nodes")} and dirty == {nodes + "/a"}

@@ -56,6 +56,10 @@ class Refused(Exception):
     """A top that cannot be watched, and why."""
 
 
+class _Gone(Exception):
+    """A top that is not there (yet)."""
+
+
 def mount_type(path: str, mountinfo: str = "/proc/self/mountinfo") -> str | None:
     """The file system type of the mount holding `path`, or None when it cannot be told."""
     real = os.path.realpath(path)
@@ -144,10 +148,11 @@ class Watch:
         added: list[int] = []
         try:
             self._add_tree(top, added)
-        except Refused as exc:
+        except (Refused, _Gone) as exc:
             for wd in added:
                 self._forget(wd)
-            self.refused[top] = str(exc)
+            if isinstance(exc, Refused):
+                self.refused[top] = str(exc)
             return
         self.seq += 1
         self.tops[top] = self.seq
@@ -156,9 +161,15 @@ class Watch:
         wd = self.libc.inotify_add_watch(self.fd, os.fsencode(folder), _MASK)
         if wd < 0:
             code = ctypes.get_errno()
-            if code in (errno.ENOENT, errno.ENOTDIR):
+            if code == errno.ENOTDIR:  # a link or a file where a folder was asked for
+                raise Refused(f"{folder} is not a folder")
+            if code == errno.ENOENT and added:
                 return  # gone meanwhile: its parent's change says so
+            if code == errno.ENOENT:
+                raise _Gone(folder)
             raise Refused(f"{folder}: {os.strerror(code)}")
+        if self.paths.get(wd, folder) != folder:  # one folder by two paths: one is watched
+            raise Refused(f"{folder} is watched already as {self.paths[wd]}")
         self.paths[wd] = folder
         added.append(wd)
         try:
