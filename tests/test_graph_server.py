@@ -271,3 +271,11 @@ def test_stop_under_lets_go_of_the_stores_under_a_folder_only(store: Store, tmp_
     assert server.status(store.graph_path) is not None
     assert server.stop_under(tmp_path) == 1
     assert wait(lambda: gone(int(info["pid"])), 15)
+
+
+def test_a_server_lets_go_once_its_database_doubled_not_at_every_write():
+    mb = 1024 * 1024
+    assert not server.outgrown(2048 * mb, 2049 * mb)  # one write past the open's size
+    assert not server.outgrown(2048 * mb, 4096 * mb)
+    assert server.outgrown(2048 * mb, 4097 * mb)
+    assert not server.outgrown(0, 10**12)  # the engine's own pool: it sizes itself

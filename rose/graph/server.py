@@ -304,6 +304,15 @@ def stop_all() -> int:
 # -- the server ----------------------------------------------------------------------------
 
 
+def outgrown(pool: int, wanted: int) -> bool:
+    """Whether a server opened with buffer pool `pool` should let go, the database now
+    wanting `wanted` (`buffer_pool_bytes`: four times its size, or a floor): once it has
+    doubled, the pool holds it only twice. Any growth at all would end a server after every
+    write once a store is past the floor (~13,000 lessons), and each open after it would
+    open the engine and scan every folder again."""
+    return bool(pool) and wanted > 2 * pool
+
+
 class Server:
     def __init__(self, path: Path, engine: str, keep_s: float, mod: Any, db: Any, pool: int):
         self.path, self.engine, self.keep_s = path, engine, keep_s
@@ -530,7 +539,7 @@ class Server:
         self.session, self.serving_pid = None, None
         serving_note(self.path, os.getpid()).unlink(missing_ok=True)
         self.idle_since = time.monotonic()
-        if self.pool and buffer_pool_bytes(self.path) > self.pool:
+        if outgrown(self.pool, buffer_pool_bytes(self.path)):
             kept.say("graph server", "the database outgrew the buffer pool: ending")
             self.stopping = True
 
