@@ -191,12 +191,26 @@ def test_no_server_with_keep_open_0_or_keeping_off(store: Store, project: Path, 
     assert server.status_all() == []
 
 
-def test_status_shows_the_server(store: Store):
+def test_status_shows_the_server_and_the_folders_it_cannot_watch(store: Store, tmp_path):
+    from typer.testing import CliRunner
+
+    from rose.cli import app
+    from rose.graph import sync
     from rose.inspect.status import status
 
     info = _served(store)
     shown = status(store)["graph_server"]
     assert shown["pid"] == info["pid"] and shown["exits_in_s"] > 0
+    outside = tmp_path / "outside.md"
+    outside.write_text("x\n")
+    (store.primary.root / "nodes" / "link.md").symlink_to(outside)
+    sync.scan(store.dirs, None, store.graph_path)  # the first question starts the watch
+    shown = status(store)["graph_server"]
+    nodes = str(store.primary.root / "nodes")
+    assert "symbolic link" in shown["unwatched"][nodes]
+    assert str(store.primary.root / "episodes") in shown["watched"]
+    out = CliRunner().invoke(app, ["status"]).output
+    assert f"it scans {nodes} in full at every open" in out
 
 
 @pytest.mark.heavy

@@ -131,6 +131,10 @@ def _kept_lines(kept: list[dict], servers: list[dict], graph: dict | None) -> li
         f"kept       the graph database open for the next command (pid {graph['pid']}; "
         f"lets go after {graph['exits_in_s']:.0f} s more without one, graph.keep_open_s)"
     ] if graph and "pid" in graph else []  # fmt: skip
+    held += [
+        f"           it scans {top} in full at every open: {why}"
+        for top, why in sorted(((graph or {}).get("unwatched") or {}).items())
+    ]
     return (
         held
         + [

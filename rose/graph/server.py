@@ -356,7 +356,9 @@ class Server:
                 "busy": self.session is not None, "serving": self.serving_pid,
                 "waiting": len(self.waiting),
                 "sessions": self.sessions, "idle_s": round(idle, 1),
-                "exits_in_s": round(max(0.0, self.keep_s - idle), 1)}  # fmt: skip
+                "exits_in_s": round(max(0.0, self.keep_s - idle), 1),
+                "watched": sorted(self.watch.tops) if self.watch else [],
+                "unwatched": dict(self.watch.refused) if self.watch else {}}  # fmt: skip
 
     def serve(self, listener: socket.socket, wake: int) -> None:
         sel = self.sel = selectors.DefaultSelector()
