@@ -226,9 +226,31 @@ def _session_end(payload: dict, roots) -> None:
 
 
 def _read_view(roots) -> tuple[dict | None, bool]:
-    """The last complete recall view (written whole, by rename) and whether it is current."""
-    view = _view_file(roots)
-    return (view, _current(view, roots)) if view is not None else (None, False)
+    """The last complete recall view (written whole, by rename) and whether it is current.
+
+    A writer may finish between the read and the check (its files then look newer than the
+    view read before it): a view that looks stale is read again once if it was replaced
+    meanwhile, rather than sending the prompt down the slow path to rebuild it."""
+    path = os.path.join(roots[0][0], "recall-view.json")
+    view = None
+    for _ in range(2):
+        before = _identity(path)
+        view = _view_file(roots)
+        if view is None:
+            return None, False
+        if _current(view, roots):
+            return view, True
+        if _identity(path) == before:
+            break
+    return view, False
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
 
 
 def _view_file(roots) -> dict | None:
