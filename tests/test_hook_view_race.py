@@ -19,7 +19,6 @@ def test_a_view_replaced_during_the_check_is_read_again(store: Store, monkeypatc
     store.add("Run the migrations before the seeders.")
     store.view()
     roots = [(str(store.primary.root), "project")]
-    path = store.primary.recall_view
     real = hooks._current
     calls = []
 
@@ -28,7 +27,6 @@ def test_a_view_replaced_during_the_check_is_read_again(store: Store, monkeypatc
         if len(calls) == 1:  # the writer lands now: a new view, by rename
             store.add("Seed the cache after the migrations.")
             store.view()
-            return real(view, roots_)
         return real(view, roots_)
 
     monkeypatch.setattr(hooks, "_current", racing)
