@@ -293,3 +293,32 @@ def test_a_server_lets_go_once_its_database_doubled_not_at_every_write():
     assert not server.outgrown(2048 * mb, 4096 * mb)
     assert server.outgrown(2048 * mb, 4097 * mb)
     assert not server.outgrown(0, 10**12)  # the engine's own pool: it sizes itself
+
+
+def test_a_statement_of_any_size_runs_through_a_server_and_is_no_damage(store: Store):
+    """A sync of a large pull sends every new lesson's body in one statement: past the 16 MB
+    a request once had, the server ended the session and the store took it for damage."""
+    _served(store)
+    big = "x" * (17 * 1024 * 1024)
+    with open_graph(store.graph_path, store.engine, deadline_s=20) as g:
+        assert g.run("RETURN size($x) AS n", {"x": big}, name="big")[0]["n"] == len(big)
+    assert not list(store.graph_path.parent.glob("*.damaged-*"))
+
+
+def test_what_cannot_be_unpickled_ends_that_connection_not_the_server(store: Store):
+    import socket as socket_
+
+    info = _served(store)
+    garbage = b"cno_such_module\nThing\n."  # a class the server cannot import
+    for before in ([], [("hello", {"read_only": False, "pid": os.getpid()})]):
+        with socket_.socket(socket_.AF_UNIX, socket_.SOCK_STREAM) as sock:
+            sock.connect(info["serve"])
+            for message in before:
+                server._send(sock, message)
+                assert server._recv(sock)[0] == "ready"
+            sock.sendall(server._HEAD.pack(server._MAGIC, len(garbage)) + garbage)
+            sock.settimeout(5)
+            assert sock.recv(1) == b""  # the connection ends
+    assert not gone(int(info["pid"]))
+    assert store.get(store.add("Keep the changelog current.").id) is not None
+    assert server._note(store.graph_path, store.engine)["pid"] == info["pid"]

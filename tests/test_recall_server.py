@@ -164,6 +164,22 @@ def test_an_edit_to_any_module_makes_a_new_stamp(tmp_path: Path):
     assert recall_server.code_stamp(pkg) != before
 
 
+def test_an_edit_to_a_statement_or_a_template_makes_a_new_stamp(tmp_path: Path):
+    """The server keeps the Cypher statements and the templates loaded too: a release that
+    changes only a `.cypher` file must not leave one serving the old schema (each prompt
+    would rebuild the graph for it, and each command back)."""
+    pkg = tmp_path / "rose"
+    (pkg / "queries").mkdir(parents=True)
+    (pkg / "queries" / "apexes.cypher").write_text("MATCH (l) RETURN l\n")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "relevance.j2").write_text("{{ prompt }}\n")
+    stamps = [recall_server.code_stamp(pkg)]
+    for path in (pkg / "queries" / "apexes.cypher", tmp_path / "prompts" / "relevance.j2"):
+        path.write_text(path.read_text() + "// changed\n")
+        stamps.append(recall_server.code_stamp(pkg))
+    assert len(set(stamps)) == 3
+
+
 def test_an_idle_server_exits_and_stop_all_ends_one(decided: Store, project: Path, serving):
     config.set_override(decided.primary.config, "recall.keep_warm_s", "1")
     assert recall_server.launch(str(project))
@@ -285,3 +301,31 @@ def test_a_store_that_keeps_nothing_warm_gets_no_server(decided: Store, project:
     assert loaded and "<rose-memory>" in _block(out)
     time.sleep(2.0)
     assert not _sockets(serving) and not recall_server.status_all()
+
+
+def test_a_server_that_takes_the_prompt_and_never_answers_leaves_the_last_view(
+    store: Store, project: Path, monkeypatch
+):
+    """A stopped or stuck server: the prompt gets the last complete view, not `hook skipped`
+    and no memory."""
+    from rose.host import hooks
+
+    lesson = store.add("Rotate the signing key every quarter.")
+    store.view()
+    file = next(store.primary.root.glob(f"nodes/*/{lesson.id}.md"))
+    file.write_text(file.read_text() + "\nAnnounce it a week ahead.\n")  # the view is stale
+    path = kept.address(recall_server.KIND, recall_server.key())
+    assert path is not None
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)  # it takes the connection and never answers
+    monkeypatch.setattr(recall_server, "_REPLY_S", 0.3)
+    try:
+        got = hooks._choose("rotate keys?", [(str(store.primary.root), "project")], str(project))
+    finally:
+        listener.close()
+        path.unlink(missing_ok=True)
+    assert got is not None
+    view, chosen, note, _ = got
+    assert "recall did not answer" in note
+    assert [item["id"] for item in chosen] == [lesson.id]

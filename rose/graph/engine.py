@@ -208,6 +208,9 @@ def _alive(pid: int) -> bool:
     return not _zombie(pid)
 
 
+process_alive = _alive  # for the graph server's client: did the server end, or a session
+
+
 def _zombie(pid: int) -> bool:
     """Whether `pid` has ended and waits to be reaped: another process's child, or one
     reparented to an init that reaps late (a container's), answers a signal 0 until then."""

@@ -45,6 +45,7 @@ from rose.graph.engine import (
     file_identity,
     is_storage_damage,
     live_holder,
+    process_alive,
     release_holder,
     serving_note,
 )
@@ -135,6 +136,11 @@ class _Connection:
             self.sock.sendall(_HEAD.pack(_MAGIC, len(body)) + body)
             reply = _recv(self.sock, limit=None)
         except (OSError, EOFError, pickle.UnpicklingError) as exc:
+            if process_alive(self.pid):  # it ended this session, not itself: no damage
+                raise RuntimeError(
+                    f"the graph server (pid {self.pid}) ended the session during a statement "
+                    f"({exc}); run the command again"
+                ) from None
             # As when a process dies with the database open: taken for damage, rebuilt.
             raise RuntimeError(
                 f"Storage exception: the graph server (pid {self.pid}) ended during a "
@@ -403,7 +409,7 @@ class Server:
                 self._answer(conn)
                 return
             message = _recv(conn)
-        except (OSError, EOFError, pickle.PickleError):
+        except Exception:  # not a session's hello (unpickling can raise anything): dropped
             conn.close()
             return
         if message[0] != "hello" or not isinstance(message[1], dict):
@@ -479,8 +485,8 @@ class Server:
         conn = self.session
         assert conn is not None
         try:
-            message = _recv(conn)
-        except (OSError, EOFError, pickle.PickleError):
+            message = _recv(conn, limit=None)  # a statement's parameters may be any size
+        except Exception:  # the session ended, or sent what cannot be read: it ends here
             self._end(sel)
             return
         if message[0] != "run" or len(message) != 3:

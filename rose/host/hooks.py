@@ -443,15 +443,16 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] 
     if current and view is not None and _servable(view):
         return view, [] if view.get("empty") else view["lessons"], note, []
     decides = view is not None and view.get("enabled", True) and not _servable(view)
-    from rose.errors import StoreLocked
+    from rose.errors import RecallUnanswered, StoreLocked
 
     rules: list[str] = []
     try:
         view, chosen, note, rules = _recall(prompt, roots, cwd, decides)
-    except StoreLocked:
+    except (StoreLocked, RecallUnanswered) as exc:
         if last is None:
             raise
-        view, note = last, "as of the last write (the store is busy)"
+        busy = "the store is busy" if isinstance(exc, StoreLocked) else "recall did not answer"
+        view, note = last, f"as of the last write ({busy})"
         chosen = [] if last.get("empty") else last["lessons"]
     if not view or not view.get("enabled", True):
         return None

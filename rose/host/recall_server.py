@@ -60,16 +60,20 @@ def enabled() -> bool:
 
 
 def code_stamp(root: Path = _ROOT) -> str:
-    """What ROSE's code is here: each module's path, size and modification time."""
+    """What ROSE's code is here: each module's, statement's and template's path, size and
+    modification time (the server keeps all three loaded)."""
     parts: list[str] = []
     stack = [str(root)]
+    beside = root.parent / "prompts"  # a checkout's templates (a wheel's are in the package)
+    if not (root / "prompts").is_dir() and (beside / "relevance.j2").is_file():
+        stack.append(str(beside))
     while stack:
         with os.scandir(stack.pop()) as it:
             for entry in it:
                 if entry.is_dir(follow_symlinks=False):
                     if entry.name != "__pycache__":
                         stack.append(entry.path)
-                elif entry.name.endswith(".py"):
+                elif entry.name.endswith((".py", ".cypher", ".j2")):
                     st = entry.stat()
                     parts.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("\n".join(sorted(parts)).encode("utf-8", "surrogateescape")).hexdigest()
@@ -116,9 +120,9 @@ def recall(
             sock.shutdown(socket.SHUT_WR)
             raw = kept.read_all(sock)
         except TimeoutError:
-            from rose.errors import RoseError
+            from rose.errors import RecallUnanswered
 
-            raise RoseError(f"recall did not answer within {_REPLY_S:.0f} s") from None
+            raise RecallUnanswered(f"recall did not answer within {_REPLY_S:.0f} s") from None
         except OSError:
             return None
     try:
