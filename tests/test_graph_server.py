@@ -322,3 +322,20 @@ def test_what_cannot_be_unpickled_ends_that_connection_not_the_server(store: Sto
     assert not gone(int(info["pid"]))
     assert store.get(store.add("Keep the changelog current.").id) is not None
     assert server._note(store.graph_path, store.engine)["pid"] == info["pid"]
+
+
+def test_a_server_stopped_during_a_statement_is_a_lock_past_the_deadline(store: Store):
+    """A SIGSTOPped server (a debugger, a terminal's ^Z) kept its session's client waiting
+    for ever, whatever deadline it was opened with."""
+    info = _served(store)
+    pid = int(info["pid"])
+    with open_graph(store.graph_path, store.engine, deadline_s=1) as g:
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(StoreLocked, match="stopped"):
+                g.q("level_counts")
+            assert time.monotonic() - t0 < 5
+        finally:
+            os.kill(pid, signal.SIGCONT)
+    assert store.get(store.add("Tag every release.").id) is not None  # it serves on

@@ -214,11 +214,19 @@ process_alive = _alive  # for the graph server's client: did the server end, or 
 def _zombie(pid: int) -> bool:
     """Whether `pid` has ended and waits to be reaped: another process's child, or one
     reparented to an init that reaps late (a container's), answers a signal 0 until then."""
+    return process_state(pid) == "Z"
+
+
+def process_state(pid: int) -> str | None:
+    """The state letter of process `pid` (R, S, D, T for stopped, Z...), None when it has
+    gone; "?" where there is no /proc to tell (it exists)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except (OSError, IndexError):  # no /proc here, or it went meanwhile
-        return False
+            return fh.read().rsplit(b")", 1)[1].split()[0].decode("ascii", "replace")
+    except FileNotFoundError:
+        return None if not os.path.isdir("/proc/self") else "?"
+    except (OSError, IndexError):
+        return "?"
 
 
 def live_holder(path: Path) -> dict | None:

@@ -27,6 +27,7 @@ import fcntl
 import json
 import os
 import pickle
+import select
 import selectors
 import signal
 import socket
@@ -46,6 +47,7 @@ from rose.graph.engine import (
     is_storage_damage,
     live_holder,
     process_alive,
+    process_state,
     release_holder,
     serving_note,
 )
@@ -54,7 +56,8 @@ KIND = "graph"
 MAX_SERVERS = 4
 _OPEN_S = 15.0  # how long a new server waits for the database (its starter holds it)
 _FIRST_S = 2.0  # a connection's first message comes within this
-_CHECK_S = 5.0  # an idle server checks this often that its database and socket are in place
+_CHECK_S = 5.0
+_STALL_S = 0.5  # a session's client checks this often that the server is not stopped  # an idle server checks this often that its database and socket are in place
 _STOP_S = 10.0  # `stop` waits this long for the server to let go
 _MAGIC = b"RG"
 _HEAD = struct.Struct(">2sI")
@@ -94,6 +97,12 @@ def _exactly(sock: socket.socket, n: int) -> bytes:
     return bytes(buf)
 
 
+def _readable(sock: socket.socket, timeout: float) -> bool:
+    poll = select.poll()
+    poll.register(sock, select.POLLIN)
+    return bool(poll.poll(timeout * 1000))
+
+
 def _recv(sock: socket.socket, limit: int | None = kept.MAX_REPLY) -> tuple:
     """One message; a frame past `limit` bytes (a request to the server) is refused."""
     magic, size = _HEAD.unpack(_exactly(sock, _HEAD.size))
@@ -124,8 +133,24 @@ class _Result:
 class _Connection:
     """The engine's Connection, as `Graph` uses it, over a session of a graph server."""
 
-    def __init__(self, sock: socket.socket, pid: int):
-        self.sock, self.pid = sock, pid
+    def __init__(self, sock: socket.socket, pid: int, path: Path, stall_s: float):
+        self.sock, self.pid, self.path, self.stall_s = sock, pid, path, stall_s
+
+    def _reply(self) -> tuple:
+        """The server's answer, however long the statement runs, unless the server stays
+        stopped (SIGSTOP, a debugger) for `stall_s`: then `StoreLocked`, as for a lock."""
+        stopped_s = 0.0
+        while not _readable(self.sock, _STALL_S):
+            state = process_state(self.pid)
+            if state is None:
+                raise EOFError("the graph server is gone")
+            stopped_s = stopped_s + _STALL_S if state in ("T", "t") else 0.0
+            if stopped_s >= self.stall_s:
+                from rose.errors import StoreLocked
+
+                holder = f"pid {self.pid} (graph server, stopped)"
+                raise StoreLocked(self.path, holder, stopped_s, "it stopped during a statement")
+        return _recv(self.sock, limit=None)
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
         try:
@@ -134,7 +159,7 @@ class _Connection:
             raise RuntimeError(f"the statement's parameters cannot be sent: {exc}") from None
         try:
             self.sock.sendall(_HEAD.pack(_MAGIC, len(body)) + body)
-            reply = _recv(self.sock, limit=None)
+            reply = self._reply()
         except (OSError, EOFError, pickle.UnpicklingError) as exc:
             if process_alive(self.pid):  # it ended this session, not itself: no damage
                 raise RuntimeError(
@@ -212,7 +237,7 @@ def connect(path: Path, engine: str, read_only: bool, wait_s: float) -> ServedGr
         sock.close()
         return None
     sock.settimeout(None)
-    return ServedGraph(_Connection(sock, int(info["pid"])), path)
+    return ServedGraph(_Connection(sock, int(info["pid"]), path, max(1.0, wait_s)), path)
 
 
 def changes(path: Path, tops: list[str], since: Any) -> dict[str, Any] | None:
