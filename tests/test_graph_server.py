@@ -37,7 +37,7 @@ def _served(store: Store, timeout: float = 20.0) -> dict:
     store.read("level_counts")
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        info = server._note(store.graph_path, store.engine)
+        info = server.holder_note(store.graph_path, store.engine)
         if info is not None:
             return info
         time.sleep(0.05)
@@ -187,7 +187,7 @@ def test_no_server_with_keep_open_0_or_keeping_off(store: Store, project: Path, 
     monkeypatch.setenv("ROSE_KEEP_WARM", "0")
     store.read("level_counts")
     time.sleep(1.0)
-    assert server._note(store.graph_path, store.engine) is None
+    assert server.holder_note(store.graph_path, store.engine) is None
     assert server.status_all() == []
 
 
@@ -314,14 +314,14 @@ def test_what_cannot_be_unpickled_ends_that_connection_not_the_server(store: Sto
         with socket_.socket(socket_.AF_UNIX, socket_.SOCK_STREAM) as sock:
             sock.connect(info["serve"])
             for message in before:
-                server._send(sock, message)
-                assert server._recv(sock)[0] == "ready"
-            sock.sendall(server._HEAD.pack(server._MAGIC, len(garbage)) + garbage)
+                server.send(sock, message)
+                assert server.recv(sock)[0] == "ready"
+            sock.sendall(server.HEAD.pack(server.MAGIC, len(garbage)) + garbage)
             sock.settimeout(5)
             assert sock.recv(1) == b""  # the connection ends
     assert not gone(int(info["pid"]))
     assert store.get(store.add("Keep the changelog current.").id) is not None
-    assert server._note(store.graph_path, store.engine)["pid"] == info["pid"]
+    assert server.holder_note(store.graph_path, store.engine)["pid"] == info["pid"]
 
 
 def test_a_server_stopped_during_a_statement_is_a_lock_past_the_deadline(store: Store):
