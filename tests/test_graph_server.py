@@ -339,3 +339,32 @@ def test_a_server_stopped_during_a_statement_is_a_lock_past_the_deadline(store: 
         finally:
             os.kill(pid, signal.SIGCONT)
     assert store.get(store.add("Tag every release.").id) is not None  # it serves on
+
+
+def test_an_open_a_stopping_server_turns_away_waits_longer_each_time(store: Store, monkeypatch):
+    """A server asked to stop during a long session turns the next opens away; they tried
+    the engine ~150 times a second meanwhile (a core's worth of CPU)."""
+    import threading
+
+    from rose import kept
+
+    info = _served(store)
+    tries: list[int] = []
+    real = engine.open_database
+    monkeypatch.setattr(engine, "open_database", lambda *a, **k: tries.append(1) or real(*a, **k))
+    done = threading.Event()
+
+    def other() -> None:
+        with open_graph(store.graph_path, store.engine, deadline_s=20) as g:
+            g.q("meta_get")
+        done.set()
+
+    with open_graph(store.graph_path, store.engine, deadline_s=20) as g:
+        g.q("meta_get")
+        kept.tell(Path(info["serve"]), {"stop": True})
+        thread = threading.Thread(target=other)
+        thread.start()
+        time.sleep(2.0)
+        assert not done.is_set()
+    thread.join(20)
+    assert done.is_set() and len(tries) < 60

@@ -405,7 +405,8 @@ def open_graph(
     if not read_only:
         _check_writable(path)
     end = time.monotonic() + deadline_s
-    while True:
+    pause = 0.005  # a server letting go may still be named for a moment; one in a long
+    while True:  # session while it stops turns the next away: wait longer each time
         served = server.connect(path, engine, read_only, end - time.monotonic())
         if served is not None:
             try:
@@ -416,6 +417,8 @@ def open_graph(
         own = _open_own(path, engine, read_only, end)
         if own is not None:
             break
+        time.sleep(min(pause, max(0.0, end - time.monotonic())))
+        pause = min(pause * 2, 0.1)
     mod, db = own
     for note, _, _ in dead_notes(path):
         if note.name.startswith(_opening_prefix(path)):  # it opens: that one was killed
@@ -448,7 +451,6 @@ def _open_own(path: Path, engine: str, read_only: bool, end: float) -> tuple[Any
     try:
         return mod, open_database(mod, path, read_only, end - time.monotonic(), engine)
     except _Served:
-        time.sleep(0.005)  # a server letting go may still be named for a moment
         return None
 
 
