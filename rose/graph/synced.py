@@ -21,11 +21,11 @@ deleting them costs one ordinary open.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from rose.atomic import write_bytes, write_json
+from rose.store.scan import file_identity as file_identity  # the prompt hook's too
 
 FORMAT = 1
 _SIDES = ("", ".wal", ".shadow")
@@ -37,15 +37,6 @@ def _record_path(db: Path) -> Path:
 
 def _states_path(db: Path) -> Path:
     return db.with_name(db.name + ".files")
-
-
-def file_identity(path: Path | str) -> list[int] | None:
-    """(inode, size, mtime, ctime) of a file, or None when it is missing: a write changes it."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 def identity(db: Path) -> list[list[int] | None]:

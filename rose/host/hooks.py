@@ -234,23 +234,15 @@ def _read_view(roots) -> tuple[dict | None, bool]:
     path = os.path.join(roots[0][0], "recall-view.json")
     view = None
     for _ in range(2):
-        before = _identity(path)
+        before = scan.file_identity(path)
         view = _view_file(roots)
         if view is None:
             return None, False
         if _current(view, roots):
             return view, True
-        if _identity(path) == before:
+        if scan.file_identity(path) == before:
             break
     return view, False
-
-
-def _identity(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_ino, st.st_mtime_ns
 
 
 def _view_file(roots) -> dict | None:

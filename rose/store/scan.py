@@ -262,6 +262,15 @@ def read_kept(path: str) -> dict | None:
     return data
 
 
+def file_identity(path: str | os.PathLike[str]) -> list[int] | None:
+    """(inode, size, mtime, ctime) of a file, or None when it is missing: a write changes it."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
 def scan(roots: list[tuple[str, str]], *, episodes: bool = True) -> dict[str, FileState]:
     """Every lesson (and episode) file, by path; episodes carry no stat (mtime and size 0)."""
     return survey(roots, episodes=episodes).states()
