@@ -216,3 +216,33 @@ def test_a_top_that_is_a_link_or_another_path_of_a_watched_one_is_refused(watch,
         (tmp_path / "nodes/a/x.md").write_text("changed\n")
         token, fresh, dirty = _asked(watch, [nodes, alias, str(linked / "nodes")], token)
         assert fresh == {alias, str(linked / "nodes")} and dirty == {nodes + "/a"}
+
+
+def test_a_folder_made_and_removed_before_the_read_loses_no_later_change(watch, tmp_path):
+    nodes, episodes = _tree(tmp_path)
+    token, _, _ = _asked(watch, [nodes, episodes], None)
+    (tmp_path / "nodes/scratch").mkdir()  # an editor's or git's scratch folder, gone at once
+    (tmp_path / "nodes/scratch").rmdir()
+    (tmp_path / "nodes/b/y.md").write_text("edited after it\n")
+    _, fresh, dirty = _asked(watch, [nodes, episodes], token)
+    assert nodes + "/b" in dirty or nodes in fresh
+
+
+def test_another_folder_put_at_a_tops_path_makes_it_fresh(watch, tmp_path):
+    root = tmp_path / "home"
+    nodes, episodes = _tree(root)
+    token, _, _ = _asked(watch, [nodes, episodes], None)
+    shutil.copytree(root, tmp_path / "restored")
+    (tmp_path / "restored/nodes/a/x.md").write_text("the restored text\n")
+    root.rename(tmp_path / "old")  # no event reaches the watches below: they went with it
+    (tmp_path / "restored").rename(root)
+    _, fresh, _ = _asked(watch, [nodes, episodes], token)
+    assert fresh == {nodes, episodes}
+
+
+def test_a_relative_top_is_never_vouched_for(watch, tmp_path, monkeypatch):
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    token, fresh, _ = _asked(watch, ["nodes"], None)
+    _, fresh, _ = _asked(watch, ["nodes"], token)
+    assert fresh == {"nodes"}  # it names the asker's folder, not the server's

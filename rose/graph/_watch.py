@@ -97,6 +97,7 @@ class Watch:
         self.void_before = 0  # tokens older than this are void (the event queue overflowed)
         self.paths: dict[int, str] = {}  # watch descriptor -> folder
         self.tops: dict[str, int] = {}  # watched top -> the seq its watch was complete at
+        self.idents: dict[str, tuple[int, int]] = {}  # watched top -> its (device, inode)
         self.dirty: dict[str, int] = {}  # folder -> the seq of its last change
         self.refused: dict[str, str] = {}  # top -> why it is not watched
 
@@ -121,8 +122,10 @@ class Watch:
         """The answer to a process that scans `tops` and kept a scan made after `since`."""
         self.drain()
         for top in tops[:MAX_TOPS]:
-            if top not in self.tops and top not in self.refused:
-                self._watch_top(top)
+            if top in self.tops and _ident(top) != self.idents.get(top):
+                self._rewatch(top)  # another folder at its path (a folder above it moved)
+            elif top not in self.tops and top not in self.refused and os.path.isabs(top):
+                self._watch_top(top)  # a relative path would be the server's, not the asker's
         at = -1
         if isinstance(since, list) and len(since) == 2 and since[0] == self.nonce:
             at = since[1] if isinstance(since[1], int) and since[1] >= self.void_before else -1
@@ -139,7 +142,8 @@ class Watch:
     def _watch_top(self, top: str) -> None:
         """Watch `top` and every folder under it; refused for good where it cannot be
         trusted, left for the next question where it does not exist yet."""
-        if not os.path.isdir(top):
+        ident = _ident(top)
+        if ident is None or not os.path.isdir(top):
             return
         kind = mount_type(top)
         if kind not in LOCAL_FS:
@@ -156,6 +160,7 @@ class Watch:
             return
         self.seq += 1
         self.tops[top] = self.seq
+        self.idents[top] = ident
 
     def _add_tree(self, folder: str, added: list[int]) -> None:
         wd = self.libc.inotify_add_watch(self.fd, os.fsencode(folder), _MASK)
@@ -174,8 +179,10 @@ class Watch:
         added.append(wd)
         try:
             entries = list(os.scandir(folder))
-        except FileNotFoundError:
-            return
+        except (FileNotFoundError, NotADirectoryError):
+            if not added[1:]:
+                raise _Gone(folder) from None
+            return  # gone meanwhile: its parent's change says so
         for e in entries:
             if e.is_symlink():
                 raise Refused(f"{e.path} is a symbolic link")
@@ -213,8 +220,12 @@ class Watch:
                 return
             self.seq += 1
             rewatch: set[str] = set()
-            for wd, mask, name in _events(data):
-                self._event(wd, mask, name, rewatch)
+            try:
+                for wd, mask, name in _events(data):
+                    self._event(wd, mask, name, rewatch)
+            except Exception:  # the rest of this read is lost: nothing said before holds
+                self.void_before = self.seq
+                rewatch.update(self.tops)
             for top in rewatch:
                 self._rewatch(top)
 
@@ -261,11 +272,19 @@ class Watch:
         added: list[int] = []
         try:
             self._add_tree(path, added)
-        except Refused:
-            rewatch.add(top)  # refused there, the top's next watch says why
+        except (Refused, _Gone, OSError):
+            rewatch.add(top)  # refused there (the top's next watch says why), or gone
             return
         for wd in added:
             self.dirty[self.paths[wd]] = self.seq
+
+
+def _ident(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _events(data: bytes):
