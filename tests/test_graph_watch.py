@@ -246,3 +246,17 @@ def test_a_relative_top_is_never_vouched_for(watch, tmp_path, monkeypatch):
     token, fresh, _ = _asked(watch, ["nodes"], None)
     _, fresh, _ = _asked(watch, ["nodes"], token)
     assert fresh == {"nodes"}  # it names the asker's folder, not the server's
+
+
+def test_an_unreadable_folder_refuses_its_top(watch, tmp_path, monkeypatch):
+    nodes, episodes = _tree(tmp_path)
+    real = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("/nodes/a"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(_watch.os, "scandir", scandir)
+    _, fresh, _ = _asked(watch, [nodes, episodes], None)
+    assert "Permission denied" in watch.refused[nodes] and fresh == {nodes, episodes}

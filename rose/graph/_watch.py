@@ -183,6 +183,8 @@ class Watch:
             if not added[1:]:
                 raise _Gone(folder) from None
             return  # gone meanwhile: its parent's change says so
+        except OSError as exc:  # unreadable (permissions): its changes cannot be vouched for
+            raise Refused(f"{folder}: {exc.strerror}") from None
         for e in entries:
             if e.is_symlink():
                 raise Refused(f"{e.path} is a symbolic link")
