@@ -25,6 +25,8 @@ import os
 import struct
 from typing import Any
 
+from rose.graph.engine import file_identity
+
 IN_MODIFY = 0x2
 IN_ATTRIB = 0x4
 IN_CLOSE_WRITE = 0x8
@@ -122,7 +124,7 @@ class Watch:
         """The answer to a process that scans `tops` and kept a scan made after `since`."""
         self.drain()
         for top in tops[:MAX_TOPS]:
-            if top in self.tops and _ident(top) != self.idents.get(top):
+            if top in self.tops and file_identity(top) != self.idents.get(top):
                 self._rewatch(top)  # another folder at its path (a folder above it moved)
             elif top not in self.tops and top not in self.refused and os.path.isabs(top):
                 self._watch_top(top)  # a relative path would be the server's, not the asker's
@@ -131,10 +133,7 @@ class Watch:
             at = since[1] if isinstance(since[1], int) and since[1] >= self.void_before else -1
         fresh = [t for t in tops if at < 0 or t not in self.tops or self.tops[t] > at]
         watched = [t for t in tops if t not in fresh]
-        dirty = [
-            f for f, s in self.dirty.items()
-            if s > at and any(f == t or f.startswith(t + os.sep) for t in watched)
-        ]  # fmt: skip
+        dirty = [f for f, s in self.dirty.items() if s > at and any(_under(f, t) for t in watched)]
         return {"token": [self.nonce, self.seq], "fresh": fresh, "dirty": dirty}
 
     # -- watching ----------------------------------------------------------------------
@@ -142,7 +141,7 @@ class Watch:
     def _watch_top(self, top: str) -> None:
         """Watch `top` and every folder under it; refused for good where it cannot be
         trusted, left for the next question where it does not exist yet."""
-        ident = _ident(top)
+        ident = file_identity(top)
         if ident is None or not os.path.isdir(top):
             return
         kind = mount_type(top)
@@ -195,18 +194,19 @@ class Watch:
         if self.paths.pop(wd, None) is not None:
             self.libc.inotify_rm_watch(self.fd, wd)
 
+    def _forget_under(self, top: str) -> None:
+        """Stop watching `top` and every folder under it."""
+        for wd, folder in list(self.paths.items()):
+            if _under(folder, top):
+                self._forget(wd)
+        self.tops.pop(top, None)
+
     def _top_of(self, folder: str) -> str | None:
-        for top in self.tops:
-            if folder == top or folder.startswith(top + os.sep):
-                return top
-        return None
+        return next((top for top in self.tops if _under(folder, top)), None)
 
     def _rewatch(self, top: str) -> None:
         """Watch `top` afresh: what was watched under it no longer matches the folders."""
-        for wd, folder in list(self.paths.items()):
-            if folder == top or folder.startswith(top + os.sep):
-                self._forget(wd)
-        self.tops.pop(top, None)
+        self._forget_under(top)
         self._watch_top(top)
 
     def drain(self) -> None:
@@ -214,9 +214,7 @@ class Watch:
         while True:
             try:
                 data = os.read(self.fd, 65536)
-            except BlockingIOError:
-                return
-            except OSError:
+            except OSError:  # nothing more queued (or the watch is closed)
                 return
             if not data:
                 return
@@ -262,11 +260,8 @@ class Watch:
             self.dirty[path] = self.seq
 
     def _refuse(self, top: str, why: str) -> None:
-        self.tops.pop(top, None)
+        self._forget_under(top)
         self.refused[top] = why
-        for wd, folder in list(self.paths.items()):
-            if folder == top or folder.startswith(top + os.sep):
-                self._forget(wd)
 
     def _created(self, path: str, top: str, rewatch: set[str]) -> None:
         """A new folder: watched from now, and changed in full (what was written into it
@@ -281,12 +276,9 @@ class Watch:
             self.dirty[self.paths[wd]] = self.seq
 
 
-def _ident(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
+def _under(folder: str, top: str) -> bool:
+    """Whether `folder` is `top` or lies below it."""
+    return folder == top or folder.startswith(top + os.sep)
 
 
 def _events(data: bytes):

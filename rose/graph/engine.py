@@ -337,7 +337,7 @@ def is_storage_damage(message: str) -> bool:
     return message.startswith("Storage exception") or "may be corrupted" in message
 
 
-def file_identity(path: Path) -> tuple[int, int] | None:
+def file_identity(path: Path | str) -> tuple[int, int] | None:
     try:
         st = os.lstat(path)
     except OSError:

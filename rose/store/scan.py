@@ -177,7 +177,7 @@ def survey(
     *,
     episodes: bool = True,
     prev: dict | None = None,
-    clean: Callable[[str], bool] | None = None,
+    clean: Clean = None,
     token: list | None = None,
 ) -> Survey:
     """Every lesson (and episode) file under each `(store root, scope)`, in the order given;
