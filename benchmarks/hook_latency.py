@@ -11,7 +11,10 @@ from the recall view; size 0 is measured with no store at all and with an empty
 initialised one. Each store is timed with a new session id per run (every run
 injects) and with one session id (lessons already in context), each with no
 writer, a busy writer on another store (CPU contention), and a writer opening
-this store's graph in a loop (which the fast path must not notice). A size's
+this store's graph in a loop (which the fast path must not notice); then with a
+writer adding lessons to this store, run as ROSE runs its jobs (a session of its own,
+at the jobs' priority: `rose.detach.background`), and the same writer at the user's own
+priority (a `rose add` loop in another terminal), each against its own target. A size's
 configurations run interleaved, one run each per round in a rotating order, the
 writers stopped (SIGSTOP) outside their own runs, so a machine whose load drifts
 weighs on all of them alike. The interpreter's own start (`python -c pass`,
@@ -93,9 +96,14 @@ while not stop:
 """
 
 # A writer adding lessons to this store: the recall view goes stale while each write runs.
+# Started in a session of its own; "job" runs it as ROSE runs its jobs, "user" as a person's
+# own command in another terminal.
 _WRITER_ADDING = """
 import signal, sys
 from pathlib import Path
+if sys.argv[2] == "job":
+    from rose.detach import background
+    background()
 from rose.store.facade import Store
 stop = []
 signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
@@ -110,7 +118,12 @@ while not stop:
     print(".", flush=True)
 """
 
-_WRITERS = {"elsewhere": _WRITER_ELSEWHERE, "here": _WRITER_HERE, "adding": _WRITER_ADDING}
+_WRITERS = {
+    "elsewhere": _WRITER_ELSEWHERE,
+    "here": _WRITER_HERE,
+    "adding": _WRITER_ADDING,
+    "adding-user": _WRITER_ADDING,
+}
 
 # Runs the hook in-process and says whether it loaded the slow path (store, graph, judge).
 _PROBE = """
@@ -250,18 +263,19 @@ class Writer:
 
     def __init__(self, kind: str, target: Path, env: dict[str, str], log: Path):
         self.kind, self.log = kind, log
-        code = {"elsewhere": _WRITER_ELSEWHERE, "here": _WRITER_HERE, "adding": _WRITER_ADDING}[
-            kind
-        ]
+        argv = [sys.executable, "-c", _WRITERS[kind], str(target)]
+        if kind.startswith("adding"):
+            argv.append("user" if kind == "adding-user" else "job")
         target.mkdir(parents=True, exist_ok=True)
         with log.open("wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-c", code, str(target)],
+                argv,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env=env,
                 cwd=target,
+                start_new_session=kind.startswith("adding"),
             )
         try:
             deadline = time.monotonic() + 120
@@ -413,6 +427,12 @@ def setup(b: Bench, size: int) -> list[tuple[str, Path, bool]]:
     return cases
 
 
+#: The writers adding lessons to the store under test, and what the notes call them.
+ADDING = {
+    "adding": "a job adding lessons here",
+    "adding-user": "the user adding lessons here at their own priority",
+}
+
 #: (configuration, expected answer, one session id for the whole series)
 SERIES = (("new-session", "inject", False), ("same-session", "in-context", True))
 
@@ -445,22 +465,22 @@ def bench_store(b: Bench, size: int) -> None:
     finally:
         added, held = elsewhere.count() - counts[0], here.count() - counts[1]
         here.stop()  # a paused writer may hold the database: it goes before the next one
-    written = 0
-    if size:  # a writer adding lessons to this very store, in a phase of its own
-        _say(f"[{label}] starting the writer adding here")
-        log = Path(tempfile.mkstemp(prefix="writer-adding-", suffix=".log", dir=b.tmp)[1])
-        adding = Writer("adding", project, b.env, log)
+    written: dict[str, int] = {}
+    for kind in ADDING if size else ():  # a writer adding lessons to this store, a phase each
+        _say(f"[{label}] starting the writer {kind} here")
+        log = Path(tempfile.mkstemp(prefix=f"writer-{kind}-", suffix=".log", dir=b.tmp)[1])
+        adding = Writer(kind, project, b.env, log)
         adding.pause()
         start = adding.count()
         more = [
-            Config(f"{name}+writer-adding", project, expect("memory"), session, adding)
+            Config(f"{name}+writer-{kind}", project, expect("memory"), session, adding)
             for name, _, same in SERIES
             for session in [f"bench-same-{uuid.uuid4().hex[:12]}" if same else ""]
         ]
         try:
             interleave(b, more)
         finally:
-            written = adding.count() - start
+            written[kind] = adding.count() - start
             adding.stop()
         configs += more
     for cfg in configs:
@@ -469,18 +489,20 @@ def bench_store(b: Bench, size: int) -> None:
         _say(f"[{label}] {cfg.name}: median {s.median:.1f} ms, p95 {s.p95:.1f} ms{bad}")
     b.note(label, f"writer elsewhere: {added} lessons added while its configurations ran")
     b.note(label, f"writer here: {held} graph opens held 50 ms while its configurations ran")
-    if size:
-        b.note(label, f"writer adding here: {written} lessons added while its configurations ran")
+    for kind, who in ADDING.items():
+        if kind not in written:
+            continue
+        b.note(label, f"{who}: {written[kind]} lessons added while its configurations ran")
         results = b.results[label]
         for name, _, _ in SERIES:
-            idle, busy = results[name], results[f"{name}+writer-adding"]
+            idle, busy = results[name], results[f"{name}+writer-{kind}"]
             ratio = busy.p95 / idle.median
-            verdict = "pass" if ratio <= WRITER_P95_RATIO and not busy.wrong else "MISS"
+            ok = ratio <= WRITER_P95_RATIO and not busy.wrong
             b.note(
                 label,
-                f"{name} with a writer adding here: p95 {busy.p95:.1f} ms = {ratio:.2f} x the "
-                f"idle median (target <= {WRITER_P95_RATIO:g} x), max {busy.max:.1f} ms, "
-                f"{len(busy.wrong)} prompts without memory: {verdict}",
+                f"{name} with {who}: p95 {busy.p95:.1f} ms = {ratio:.2f} x the idle median "
+                f"(target <= {WRITER_P95_RATIO:g} x), max {busy.max:.1f} ms, "
+                f"{len(busy.wrong)} prompts without memory: {'pass' if ok else 'MISS'}",
             )
     slow = fast_path(project, b.env)
     b.note(label, f"fast path after the writers: {'yes' if not slow else 'NO, loaded ' + slow}")

@@ -17,6 +17,7 @@ KINDS = {
     "hang": Kind("tests._jobkinds:hang", deadline_s=0.5),
     "crash": Kind("tests._jobkinds:crash", deadline_s=20),
     "flaky": Kind("tests._jobkinds:flaky", deadline_s=20, retry=True),
+    "priority": Kind("tests._jobkinds:priority", deadline_s=20),
 }
 
 PEM = (
@@ -63,3 +64,10 @@ def flaky(job: JobContext) -> None:
     if job.attempt == 1:
         raise RuntimeError("first attempt fails")
     print("second attempt works")
+
+
+def priority(job: JobContext) -> None:
+    """Note the job's nice value and its session group's, as the kernel reports them."""
+    group = Path("/proc/self/autogroup")
+    line = group.read_text().strip() if group.exists() else ""
+    Path(job.payload["out"]).write_text(f"{os.getpriority(os.PRIO_PROCESS, 0)}\n{line}")

@@ -30,7 +30,13 @@ EXPECTED = {
     "20": {
         f"{series}{writer}"
         for series in ("new-session", "same-session")
-        for writer in ("", "+writer-elsewhere", "+writer-here", "+writer-adding")
+        for writer in (
+            "",
+            "+writer-elsewhere",
+            "+writer-here",
+            "+writer-adding",
+            "+writer-adding-user",
+        )
     },
 }
 

@@ -475,6 +475,9 @@ def _say(text: str) -> None:
 
 
 def main() -> int:
+    from rose import detach
+
+    detach.background()  # before the engine starts its threads: they inherit it
     return kept.run("graph server", serve)
 
 

@@ -399,6 +399,9 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    from rose.detach import background
     from rose.host.jobs import main as _main  # the module proper, not a second copy as __main__
+
+    background()  # the runner and each job it starts (a session of its own) yield to prompts
 
     sys.exit(_main(sys.argv[1:]))
