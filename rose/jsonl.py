@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs ~2 ms to import: the prompt hook reads sessions through here
+    from typing import Any
 
 
 def objects(lines: Iterable[str]) -> list[dict[str, Any]]:

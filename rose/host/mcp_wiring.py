@@ -22,9 +22,8 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rose import tomlfile
 from rose.tomlfile import codex_home
@@ -34,9 +33,10 @@ NAME = "rose"
 _LAUNCHERS = ("rose", "rose.exe", "run-mcp")
 
 
-@dataclass(frozen=True)
-class Registration:
-    """One place a host reads ROSE's server from: `argv` is the command it runs."""
+class Registration(NamedTuple):
+    """One place a host reads ROSE's server from: `argv` is the command it runs. A named
+    tuple, not a dataclass: the prompt hook reads these once a session, and `dataclasses`
+    imports `inspect` (~5 ms)."""
 
     target: str  # claude | codex
     scope: str  # user | project | local | plugin
