@@ -111,3 +111,16 @@ def _retry_autogroup(nice: int, tries: int = 20, wait_s: float = 0.11) -> None:
         with contextlib.suppress(OSError):
             if _set_autogroup(nice):
                 return
+
+
+def lower_child(pid: int) -> None:
+    """Give a child this process started in a session of its own (a model call's CLI, so a
+    timeout can kill its whole group) this process's background priority: it inherited
+    the nice value, not the session's group. Nothing happens where this process is not in
+    the background, and a group change the kernel refuses for now is let go: the child
+    still runs at the nice value it inherited."""
+    with contextlib.suppress(OSError):
+        mine = _autogroup_nice()
+        if mine > 0:
+            with open(f"/proc/{pid}/autogroup", "w", encoding="ascii") as fh:
+                fh.write(str(mine))

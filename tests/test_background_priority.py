@@ -4,8 +4,9 @@ Locks in that a process leading its own session lowers its nice value and its se
 group (where the kernel groups tasks by session, a nice value alone weighs nothing against
 the user's terminal); that a process in its starter's session never touches that group
 (it is the user's); that a lower priority is never raised; that a group change the kernel
-turns away for now is tried again; and that the graph server, every thread of it, and a
-detached job run at that priority.
+turns away for now is tried again; that the graph server, every thread of it, a detached
+job and the model CLI a job starts (in a session of its own) run at that priority; and
+that a model CLI started from the foreground keeps the foreground's.
 """
 
 from __future__ import annotations
@@ -152,3 +153,35 @@ def test_a_job_runs_in_the_background(tmp_path: Path, monkeypatch: pytest.Monkey
     assert int(nice) == detach.BACKGROUND_NICE
     if GROUPED:
         assert _group_nice(group) == detach.BACKGROUND_NICE
+
+
+SPAWN_CHILD = """
+import os, sys
+from rose import detach
+from rose.model import _proc
+if sys.argv[1] == "background":
+    detach.background()
+child = _proc.spawn("fake", [sys.executable, "-c",
+    "import os; print(os.getpriority(os.PRIO_PROCESS, 0)); "
+    "print(open('/proc/self/autogroup').read().strip())"])
+out, _ = child.communicate(timeout=20)
+print(out, end="")
+"""
+
+
+@needs_groups
+@pytest.mark.parametrize("where", ["background", "foreground"])
+def test_a_model_cli_started_from_a_job_yields_as_the_job_does(where: str, monkeypatch):
+    monkeypatch.setenv("ROSE_ALLOW_MODEL_SPAWN", "1")
+    proc = subprocess.run(
+        [sys.executable, "-c", SPAWN_CHILD, where],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        start_new_session=True,  # as a job runs: a session of its own
+    )
+    assert proc.returncode == 0, proc.stderr
+    nice, group = proc.stdout.strip().split("\n")
+    want = detach.BACKGROUND_NICE if where == "background" else 0
+    assert int(nice) == want
+    assert _group_nice(group) == want

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rose import kept
+from rose.detach import lower_child
 from rose.errors import BackendFailed, BackendTimeout, BackendUnavailable
 
 # After the kill, how long to wait for the pipes to close before giving up on the output.
@@ -94,7 +95,7 @@ def spawn(
     `env`); `finish` gives it its input and collects its output."""
     ensure_spawn_allowed(name)
     try:
-        return subprocess.Popen(
+        proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -111,6 +112,8 @@ def spawn(
         raise BackendUnavailable(
             name, f"cannot start `{argv[0]}` ({exc.strerror}); {hint}"
         ) from exc
+    lower_child(proc.pid)  # a job's model call yields to prompts as the job does
+    return proc
 
 
 def finish(
