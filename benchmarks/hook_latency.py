@@ -14,7 +14,8 @@ writer, a busy writer on another store (CPU contention), and a writer opening
 this store's graph in a loop (which the fast path must not notice); then with a
 writer adding lessons to this store, run as ROSE runs its jobs (a session of its own,
 at the jobs' priority: `rose.detach.background`), and the same writer at the user's own
-priority (a `rose add` loop in another terminal), each against its own target. A size's
+priority (a `rose add` loop in another terminal): the first against a p95 within 1.5 x
+the idle median, both against no prompt without memory. A size's
 configurations run interleaved, one run each per round in a rotating order, the
 writers stopped (SIGSTOP) outside their own runs, so a machine whose load drifts
 weighs on all of them alike. The interpreter's own start (`python -c pass`,
@@ -497,11 +498,16 @@ def bench_store(b: Bench, size: int) -> None:
         for name, _, _ in SERIES:
             idle, busy = results[name], results[f"{name}+writer-{kind}"]
             ratio = busy.p95 / idle.median
-            ok = ratio <= WRITER_P95_RATIO and not busy.wrong
+            if kind == "adding":
+                ok = ratio <= WRITER_P95_RATIO and not busy.wrong
+                bound = f"target <= {WRITER_P95_RATIO:g} x"
+            else:  # what the user waits on is not lowered: only memory is promised
+                ok = not busy.wrong
+                bound = "no bound: the user's own work shares the CPU as it chose"
             b.note(
                 label,
                 f"{name} with {who}: p95 {busy.p95:.1f} ms = {ratio:.2f} x the idle median "
-                f"(target <= {WRITER_P95_RATIO:g} x), max {busy.max:.1f} ms, "
+                f"({bound}), max {busy.max:.1f} ms, "
                 f"{len(busy.wrong)} prompts without memory: {'pass' if ok else 'MISS'}",
             )
     slow = fast_path(project, b.env)

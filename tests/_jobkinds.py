@@ -70,4 +70,8 @@ def priority(job: JobContext) -> None:
     """Note the job's nice value and its session group's, as the kernel reports them."""
     group = Path("/proc/self/autogroup")
     line = group.read_text().strip() if group.exists() else ""
+    end = time.monotonic() + 5  # a group change the kernel turned away is tried again
+    while line and int(line.rsplit("nice", 1)[1]) == 0 and time.monotonic() < end:
+        time.sleep(0.02)
+        line = group.read_text().strip()
     Path(job.payload["out"]).write_text(f"{os.getpriority(os.PRIO_PROCESS, 0)}\n{line}")

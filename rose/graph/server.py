@@ -36,7 +36,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from rose import kept
+from rose import detach, kept
 from rose.graph.engine import (
     buffer_pool_bytes,
     defer_checkpoint,
@@ -92,8 +92,6 @@ def launch(path: Path, engine: str, keep_s: float) -> bool:
         addr = kept.address(KIND, key(path, engine))
         if addr is None or not _lock_free(addr):
             return False
-        from rose import detach
-
         spec = json.dumps({"path": str(path), "engine": engine, "keep_s": keep_s})
         detach.spawn([sys.executable, "-c", _BOOT, str(_ROOT.parent), spec], dict(os.environ))
         return True
@@ -327,6 +325,8 @@ class Server:
             self.session, self.read_only = conn, bool(hello.get("read_only"))
             pid = hello.get("pid")
             self.serving_pid = pid if isinstance(pid, int) else None
+            if self.serving_pid is not None:  # a job's writes at the job's priority
+                detach.follow_group(self.serving_pid)
             self.sessions += 1
             sel.register(conn, selectors.EVENT_READ, "session")
         if self.stopping:
@@ -475,9 +475,10 @@ def _say(text: str) -> None:
 
 
 def main() -> int:
-    from rose import detach
-
-    detach.background()  # before the engine starts its threads: they inherit it
+    # Not lowered to the background (rose.detach.background) as jobs are: the prompt hook's
+    # slow path, the recall server and every command wait on this server's statements, and a
+    # process cannot raise its threads' priority again once it has lowered it. Each session
+    # sets the server's session group to its client's instead (`detach.follow_group`).
     return kept.run("graph server", serve)
 
 
