@@ -305,7 +305,7 @@ if sys.argv[2] == "refuse-once":
         tries.append(who)
         return real(who, nice) if len(tries) > 1 else False
     detach._set_group = once
-child = _proc.spawn("fake", [sys.executable, "-c", WAIT_AND_REPORT, str(detach.BACKGROUND_NICE)])
+child = _proc.spawn("fake", [sys.executable, "-c", WAIT_AND_REPORT, str(detach._lowered)])
 out, _ = child.communicate(timeout=20)
 print(out, end="")
 """
