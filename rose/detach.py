@@ -63,7 +63,7 @@ BACKGROUND_NICE = 10
 _lowered = 0  # the nice value `background()` put this process at; 0: it did not
 
 
-def background(nice: int = BACKGROUND_NICE) -> None:
+def background(nice: int = BACKGROUND_NICE, wait_s: float = 1.0) -> None:
     """Run this process at `nice` from now on (never higher priority than it has).
 
     Linux keeps a nice value per thread: call this before starting any, and they inherit it.
@@ -71,8 +71,9 @@ def background(nice: int = BACKGROUND_NICE) -> None:
     the same session's tasks, and a process started in a session of its own (`spawn`, or
     Popen's `start_new_session`) competes with the user's terminal as a peer whatever its
     nice value: so a session leader lowers its session's group too (benchmarks/README.md
-    has what that does to the hook). A process that does not lead its session leaves the
-    group alone: that group is its starter's."""
+    has what that does to the hook), waiting up to `wait_s` for the kernel to take the
+    change. A process that does not lead its session leaves the group alone: that group is
+    its starter's."""
     global _lowered
     with contextlib.suppress(OSError):
         if os.getpriority(os.PRIO_PROCESS, 0) < nice:
@@ -80,71 +81,96 @@ def background(nice: int = BACKGROUND_NICE) -> None:
     _lowered = max(_lowered, nice)
     with contextlib.suppress(OSError):
         if os.getsid(0) == os.getpid():
-            _lower_group("self", nice)
+            _lower_group("self", nice, wait_s)
 
 
-def lower_child(pid: int) -> None:
+def lowered() -> bool:
+    """Whether `background()` lowered this process."""
+    return bool(_lowered)
+
+
+def lower_child(pid: int, wait_s: float = 1.0) -> None:
     """Give a child that this process, run in the background, started in a session of its
     own (a model call's CLI, so that a timeout kills its whole group) the same priority:
     it inherited the nice value, not the session's group. Nothing happens in a process
     `background()` did not lower."""
     if _lowered:
         with contextlib.suppress(OSError):
-            _lower_group(str(pid), _lowered)
+            _lower_group(str(pid), _lowered, wait_s)
 
 
-_following: list[int] = []  # the group nice value `follow_group` still has to set (0-1 items)
+def _lower_group(who: str, nice: int, wait_s: float) -> None:
+    """Put the session group of `who` ("self", or a child's pid) at `nice` unless it is there
+    or lower already. The kernel lets a user change a group's nice value ten times a second,
+    system-wide: a change it turns away is tried again for up to `wait_s` (work nobody waits
+    for can wait that long to start), and never on a pid that is no longer a child."""
+    end = time.monotonic() + wait_s
+    while _still_mine(who) and _group_nice(who) < nice and not _set_group(who, nice):
+        if time.monotonic() >= end:
+            return
+        time.sleep(_RATE_S)
+
+
+_RATE_S = 0.11  # the kernel takes one group change every 0.1 s from a user without privilege
+_base: list[int] = []  # the server's own group nice value, read before it followed anyone
+_wanted: list[int] = []  # the group nice value it should have now (one item once it follows)
+_pending: list[bool] = []  # a thread is trying to set `_wanted` (one item while it does)
 _follow_lock = _thread.allocate_lock()
 
 
-def follow_group(pid: int) -> None:
-    """Put this process's session group at the nice value of `pid`'s: a server (the graph
-    server) that works for one client at a time and runs what it asks for on its behalf,
-    for a job at the job's priority and for the prompt hook's slow path at the hook's. The
-    threads' own nice values are left alone (once lowered, a process cannot raise them);
-    a group's can go up and down between 0 and 19. Only a process that leads its session
-    (its group is its own) changes it; a change the kernel turns away for now is tried
-    again in a daemon thread until it takes or another client wants another value."""
+def follow_group(pid: int | None, *, only_up: bool = False) -> None:
+    """Put this process's session group at the priority of `pid`'s group, or back at its own
+    when `pid` is None: a server that runs what one client at a time asks for (the graph
+    server) then does a job's work at the job's priority and the prompt hook's at the
+    hook's. `only_up`: only when that raises it (a client with a higher priority waits).
+
+    Never below the server's own priority, and its threads' nice values are left alone
+    (once lowered, a process cannot raise them again); a group's may go back up as far as
+    where it was. A client whose group cannot be read counts as full priority. Only a
+    process that leads its session changes its group; a change the kernel turns away for
+    now is tried again in a daemon thread until it takes or another value is wanted."""
     with contextlib.suppress(OSError):
         if os.getsid(0) != os.getpid():
             return
-        want = min(max(_group_nice(str(pid)), 0), 19)
         with _follow_lock:
-            pending = bool(_following)
-            _following[:] = [want]
-            if pending:
-                return  # the thread trying already takes the new value
-            if _group_nice("self") == want or _set_group("self", want):
-                _following.clear()
+            if not _base:
+                _base.append(_group_nice("self"))
+            want = _base[0]
+            # unreadable (the default group, another namespace, gone): full priority
+            with contextlib.suppress(OSError):
+                if pid is not None:
+                    want = max(want, min(_group_nice(str(pid)), 19))
+            if only_up and (not _wanted or want >= _wanted[0]):
                 return
+            _wanted[:] = [want]
+            if _pending:
+                return  # the thread trying takes the new value
+            try:
+                if _group_nice("self") == want or _set_group("self", want):
+                    return
+            except OSError:
+                return  # refused for good: the group stays where it is
+            _pending.append(True)
         import threading
 
-        threading.Thread(target=_keep_following, daemon=True).start()
+        try:
+            threading.Thread(target=_keep_following, daemon=True).start()
+        except RuntimeError:
+            with _follow_lock:
+                _pending.clear()
 
 
-def _keep_following(wait_s: float = 0.11) -> None:
+def _keep_following() -> None:
     while True:
-        time.sleep(wait_s)
+        time.sleep(_RATE_S)
         with _follow_lock:
             try:
-                want = _following[0] if _following else None
-                if want is None or _group_nice("self") == want or _set_group("self", want):
-                    _following.clear()
-            except OSError:
-                _following.clear()
-            if not _following:
+                if _group_nice("self") == _wanted[0] or _set_group("self", _wanted[0]):
+                    _pending.clear()
+            except (OSError, IndexError):
+                _pending.clear()
+            if not _pending:
                 return
-
-
-def _lower_group(who: str, nice: int) -> None:
-    """Put the session group of `who` ("self", or a child's pid) at `nice` unless it is there
-    or lower already. The kernel lets a user change a group's nice value ten times a second,
-    system-wide: a change it turns away for now is tried again, in a daemon thread."""
-    if _group_nice(who) >= nice or _set_group(who, nice):
-        return
-    import threading
-
-    threading.Thread(target=_retry_group, args=(who, nice), daemon=True).start()
 
 
 def _group_nice(who: str) -> int:
@@ -177,13 +203,3 @@ def _still_mine(who: str) -> bool:
         return True
     with open(f"/proc/{who}/stat", encoding="ascii", errors="replace") as fh:
         return int(fh.read().rsplit(")", 1)[1].split()[1]) == os.getpid()
-
-
-def _retry_group(who: str, nice: int, tries: int = 50, wait_s: float = 0.11) -> None:
-    for _ in range(tries):
-        time.sleep(wait_s)
-        try:
-            if not _still_mine(who) or _group_nice(who) >= nice or _set_group(who, nice):
-                return
-        except OSError:
-            return  # it ended, or the kernel refused for good

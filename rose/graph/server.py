@@ -85,8 +85,10 @@ from rose.graph._served import serving as serving  # noqa: E402
 
 def launch(path: Path, engine: str, keep_s: float) -> bool:
     """Start a server for the database at `path` unless one is up or starting; whether one
-    was started. Never raises: a server is only ever a saving."""
-    if not enabled() or keep_s <= 0:
+    was started. Never raises: a server is only ever a saving. A process run in the
+    background (a job) starts none: the server would inherit its lowered threads for life,
+    and the prompt hook's slow path waits on it; the next process that is not starts one."""
+    if not enabled() or keep_s <= 0 or detach.lowered():
         return False
     try:
         addr = kept.address(KIND, key(path, engine))
@@ -271,6 +273,9 @@ class Server:
             return
         conn.settimeout(None)
         self.waiting.append((conn, message[1]))
+        pid = message[1].get("pid")
+        if self.session is not None and isinstance(pid, int):
+            detach.follow_group(pid, only_up=True)  # a job's session holds up a prompt's
 
     def _answer(self, conn: socket.socket) -> None:
         with conn:
@@ -325,8 +330,7 @@ class Server:
             self.session, self.read_only = conn, bool(hello.get("read_only"))
             pid = hello.get("pid")
             self.serving_pid = pid if isinstance(pid, int) else None
-            if self.serving_pid is not None:  # a job's writes at the job's priority
-                detach.follow_group(self.serving_pid)
+            detach.follow_group(self.serving_pid)  # a job's writes at the job's priority
             self.sessions += 1
             sel.register(conn, selectors.EVENT_READ, "session")
         if self.stopping:
@@ -399,6 +403,7 @@ class Server:
             self.conn = self._connection()
         self.session, self.serving_pid = None, None
         serving_note(self.path, os.getpid()).unlink(missing_ok=True)
+        detach.follow_group(None)  # idle, it answers questions at its own priority
         self.idle_since = time.monotonic()
         if outgrown(self.pool, buffer_pool_bytes(self.path)):
             kept.say("graph server", "the database outgrew the buffer pool: ending")
