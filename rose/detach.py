@@ -136,8 +136,8 @@ def follow_group(pid: int | None, *, only_up: bool = False) -> None:
             if not _base:
                 _base.append(_group_nice("self"))
             want = _base[0]
-            # unreadable (the default group, another namespace, gone): full priority
-            with contextlib.suppress(OSError):
+            # unreadable (the default group, another namespace, gone, no pid): full priority
+            with contextlib.suppress(OSError, ValueError):
                 if pid is not None:
                     want = max(want, min(_group_nice(str(pid)), 19))
             if only_up and (not _wanted or want >= _wanted[0]):

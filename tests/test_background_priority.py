@@ -406,3 +406,62 @@ def test_a_model_cli_started_from_a_job_yields_as_the_job_does(where, kernel, mo
     want = detach.BACKGROUND_NICE if where == "background" else 0
     assert int(nice) == want
     assert _group_nice(group) == want
+
+
+QUEUE = """
+import collections, selectors, socket, sys, time
+from pathlib import Path
+from rose import detach
+from rose.graph import server as S
+from tests.test_background_priority import holder
+
+def settle(want):
+    end = time.monotonic() + 5
+    while detach._group_nice("self") != want and time.monotonic() < end:
+        time.sleep(0.02)
+    return detach._group_nice("self")
+
+a, b, p = holder(10), holder(10), holder(0)
+srv = S.Server.__new__(S.Server)  # the session queue alone: no engine behind it
+srv.path, srv.session, srv.serving_pid = Path(sys.argv[1]) / "graph.kuzu", None, None
+srv.waiting, srv.open, srv.stopping, srv.sessions = collections.deque(), True, False, 0
+srv.pool, srv.read_only = 0, False
+srv.conn = type("Conn", (), {"close": lambda self: None})()
+srv._connection = lambda: srv.conn
+srv.held_still = lambda: True
+S.outgrown = lambda *a: False
+sel, ends = selectors.DefaultSelector(), []
+
+def hello(pid):
+    mine, theirs = socket.socketpair()
+    ends.append(theirs)
+    S.send(theirs, ("hello", {"pid": pid}))
+    srv._first(mine)
+
+seen = []
+hello(a.pid); srv._next(sel); seen.append(settle(10))  # job A's session
+hello(b.pid); seen.append(settle(10))  # job B waits behind it
+hello(p.pid); seen.append(settle(0))  # a prompt waits too: raised
+srv._end(sel); srv._next(sel); seen.append(settle(0))  # B's session, the prompt still waiting
+srv._end(sel); srv._next(sel); seen.append(settle(0))  # the prompt's session
+srv._end(sel); seen.append(settle(0))  # idle
+for h in (a, b, p):
+    h.kill(); h.communicate()
+print(seen)
+"""
+
+
+@needs_groups
+def test_a_prompt_waiting_behind_jobs_keeps_the_server_raised_until_it_is_served(
+    tmp_path: Path,
+):
+    proc = subprocess.run(
+        [sys.executable, "-c", QUEUE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": _pythonpath()},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[10, 10, 0, 0, 0, 0]"

@@ -331,6 +331,9 @@ class Server:
             pid = hello.get("pid")
             self.serving_pid = pid if isinstance(pid, int) else None
             detach.follow_group(self.serving_pid)  # a job's writes at the job's priority
+            for _, waiting in self.waiting:  # unless a client of higher priority waits on it
+                if isinstance(waiting.get("pid"), int):
+                    detach.follow_group(waiting["pid"], only_up=True)
             self.sessions += 1
             sel.register(conn, selectors.EVENT_READ, "session")
         if self.stopping:
