@@ -46,16 +46,36 @@ print(json.dumps({{"nice": os.getpriority(os.PRIO_PROCESS, 0), "group": group,
 """
 
 
-def _report(*, own_session: bool, before: str = "", after: str = "") -> dict:
+# The kernel lets an unprivileged user change a group's nice value ten times a second,
+# system-wide: here the first try is refused as it would be there (`tries`: each one made).
+REFUSE_ONCE = """
+real, tries = detach._set_group, []
+def once(who, nice):
+    tries.append(nice)
+    return real(who, nice) if len(tries) > 1 else False
+detach._set_group = once
+"""
+
+
+def _python(code: str, *args: str, own_session: bool = True) -> str:
+    """What `code` prints, run by a new interpreter (in a session of its own unless told
+    otherwise) that can import the tests' helpers; it must exit 0."""
+    path = os.pathsep.join(filter(None, [str(REPO), os.getenv("PYTHONPATH")]))
     proc = subprocess.run(
-        [sys.executable, "-c", REPORT.format(before=before, after=after)],
+        [sys.executable, "-c", code, *args],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=90,
         start_new_session=own_session,
+        env={**os.environ, "PYTHONPATH": path},
     )
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return proc.stdout.strip()
+
+
+def _report(*, own_session: bool, before: str = "", after: str = "") -> dict:
+    out = _python(REPORT.format(before=before, after=after), own_session=own_session)
+    return json.loads(out)
 
 
 def _group_nice(line: str) -> int:
@@ -92,16 +112,6 @@ def test_a_lower_priority_is_never_raised():
 
 @needs_groups
 def test_a_group_change_turned_away_for_now_is_tried_again():
-    # The kernel lets an unprivileged user change a group's nice value ten times a second,
-    # system-wide: the first try is refused here as it would be there.
-    refuse_once = (
-        "real = detach._set_group\n"
-        "tries = []\n"
-        "def once(who, nice):\n"
-        "    tries.append(nice)\n"
-        "    return real(who, nice) if len(tries) > 1 else False\n"
-        "detach._set_group = once"
-    )
     wait = (
         "import time\n"
         "end = time.monotonic() + 5\n"
@@ -109,7 +119,7 @@ def test_a_group_change_turned_away_for_now_is_tried_again():
         "    time.sleep(0.02)\n"
         "assert len(tries) >= 2, tries"
     )
-    out = _report(own_session=True, before=refuse_once, after=wait)
+    out = _report(own_session=True, before=REFUSE_ONCE, after=wait)
     assert _group_nice(out["group"]) == detach.BACKGROUND_NICE
 
 
@@ -207,27 +217,10 @@ print(json.dumps(seen))
 @needs_groups
 @pytest.mark.parametrize("kernel", ["agrees", "refuses-once"])
 def test_a_server_follows_the_group_of_each_client_in_turn(kernel: str):
-    patch = ""
-    if kernel == "refuses-once":
-        patch = (
-            "real, tries = detach._set_group, []\n"
-            "def once(who, nice):\n"
-            "    tries.append(nice)\n"
-            "    return real(who, nice) if len(tries) > 1 else False\n"
-            "detach._set_group = once"
-        )
-    proc = subprocess.run(
-        [sys.executable, "-c", FOLLOW.format(patch=patch)],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        start_new_session=True,
-        env={**os.environ, "PYTHONPATH": _pythonpath()},
-    )
-    assert proc.returncode == 0, proc.stderr
+    out = _python(FOLLOW.format(patch=REFUSE_ONCE if kernel == "refuses-once" else ""))
     # a job, the foreground, the job, idle (its own), the job, a prompt waiting behind it
     # (raised), the job waiting behind that (not lowered), a client whose group is unreadable
-    assert proc.stdout.strip() == "[12, 0, 12, 0, 12, 0, 0, 0]"
+    assert out == "[12, 0, 12, 0, 12, 0, 0, 0]"
 
 
 @needs_groups
@@ -236,19 +229,12 @@ def test_a_process_in_its_starters_session_follows_no_one():
     low = holder(12)
     try:
         code = f"from rose import detach\ndetach.follow_group({low.pid})\nprint('done')"
-        proc = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=30
-        )
-        assert proc.stdout.strip() == "done", proc.stderr
+        assert _python(code, own_session=False) == "done"
         time.sleep(0.3)  # a retry, had one been started
         assert Path("/proc/self/autogroup").read_text() == mine
     finally:
         low.kill()
         low.communicate()
-
-
-def _pythonpath() -> str:
-    return os.pathsep.join(filter(None, [str(REPO), os.getenv("PYTHONPATH")]))
 
 
 JOB_SESSION = """
@@ -373,11 +359,7 @@ from rose.model import _proc
 if sys.argv[1] == "background":
     detach.background()
 if sys.argv[2] == "refuse-once":
-    real, tries = detach._set_group, []
-    def once(who, nice):
-        tries.append(who)
-        return real(who, nice) if len(tries) > 1 else False
-    detach._set_group = once
+    exec(sys.argv[3])
 child = _proc.spawn("fake", [sys.executable, "-c", WAIT_AND_REPORT, str(detach._lowered)])
 out, _ = child.communicate(timeout=20)
 print(out, end="")
@@ -391,18 +373,8 @@ print(out, end="")
 )
 def test_a_model_cli_started_from_a_job_yields_as_the_job_does(where, kernel, monkeypatch):
     monkeypatch.setenv("ROSE_ALLOW_MODEL_SPAWN", "1")
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.getenv("PYTHONPATH")]))
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", SPAWN_CHILD, where, kernel],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        start_new_session=True,  # as a job runs: a session of its own
-    )
-    assert proc.returncode == 0, proc.stderr
-    nice, group = proc.stdout.strip().split("\n")
+    # in a session of its own, as a job runs
+    nice, group = _python(SPAWN_CHILD, where, kernel, REFUSE_ONCE).split("\n")
     want = detach.BACKGROUND_NICE if where == "background" else 0
     assert int(nice) == want
     assert _group_nice(group) == want
@@ -455,13 +427,4 @@ print(seen)
 def test_a_prompt_waiting_behind_jobs_keeps_the_server_raised_until_it_is_served(
     tmp_path: Path,
 ):
-    proc = subprocess.run(
-        [sys.executable, "-c", QUEUE, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        start_new_session=True,
-        env={**os.environ, "PYTHONPATH": _pythonpath()},
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[10, 10, 0, 0, 0, 0]"
+    assert _python(QUEUE, str(tmp_path)) == "[10, 10, 0, 0, 0, 0]"
