@@ -118,11 +118,12 @@ _pending: list[bool] = []  # a thread is trying to set `_wanted` (one item while
 _follow_lock = _thread.allocate_lock()
 
 
-def follow_group(pid: int | None, *, only_up: bool = False) -> None:
-    """Put this process's session group at the priority of `pid`'s group, or back at its own
-    when `pid` is None: a server that runs what one client at a time asks for (the graph
-    server) then does a job's work at the job's priority and the prompt hook's at the
-    hook's. `only_up`: only when that raises it (a client with a higher priority waits).
+def follow_group(pids: list[int]) -> None:
+    """Put this process's session group at the priority of the highest among `pids`' groups
+    (its clients: the one it works for and those waiting), or back at its own when there
+    are none: a server that runs what one client at a time asks for (the graph server)
+    then does a job's work at the job's priority, and the prompt hook's, or a job's while a
+    prompt waits behind it, at the hook's.
 
     Never below the server's own priority, and its threads' nice values are left alone
     (once lowered, a process cannot raise them again); a group's may go back up as far as
@@ -135,13 +136,7 @@ def follow_group(pid: int | None, *, only_up: bool = False) -> None:
         with _follow_lock:
             if not _base:
                 _base.append(_group_nice("self"))
-            want = _base[0]
-            # unreadable (the default group, another namespace, gone, no pid): full priority
-            with contextlib.suppress(OSError, ValueError):
-                if pid is not None:
-                    want = max(want, min(_group_nice(str(pid)), 19))
-            if only_up and (not _wanted or want >= _wanted[0]):
-                return
+            want = max(_base[0], min(map(_client_nice, pids), default=_base[0]))
             _wanted[:] = [want]
             if _pending:
                 return  # the thread trying takes the new value
@@ -158,6 +153,15 @@ def follow_group(pid: int | None, *, only_up: bool = False) -> None:
         except RuntimeError:
             with _follow_lock:
                 _pending.clear()
+
+
+def _client_nice(pid: int) -> int:
+    """A client's group nice value; 0 (full priority) when it cannot be read: the default
+    group, another namespace, a process gone, a pid that is none."""
+    try:
+        return min(_group_nice(str(pid)), 19)
+    except (OSError, ValueError):
+        return 0
 
 
 def _keep_following() -> None:

@@ -203,10 +203,10 @@ def settle(want):
     return detach._group_nice("self")
 low, high = holder(12), holder(0)
 seen = []
-for pid, only_up, want in ((low.pid, False, 12), (high.pid, False, 0), (low.pid, False, 12),
-                           (None, False, 0), (low.pid, False, 12), (high.pid, True, 0),
-                           (low.pid, True, 0), (1, False, 0)):
-    detach.follow_group(pid, only_up=only_up)
+for pids, want in (([low.pid], 12), ([high.pid], 0), ([low.pid], 12), ([], 0),
+                  ([low.pid], 12), ([low.pid, high.pid], 0), ([high.pid, low.pid], 0),
+                  ([1], 0)):
+    detach.follow_group(pids)
     seen.append(settle(want))
 for p in (low, high):
     p.kill(); p.communicate()
@@ -228,7 +228,7 @@ def test_a_process_in_its_starters_session_follows_no_one():
     mine = Path("/proc/self/autogroup").read_text()
     low = holder(12)
     try:
-        code = f"from rose import detach\ndetach.follow_group({low.pid})\nprint('done')"
+        code = f"from rose import detach\ndetach.follow_group([{low.pid}])\nprint('done')"
         assert _python(code, own_session=False) == "done"
         time.sleep(0.3)  # a retry, had one been started
         assert Path("/proc/self/autogroup").read_text() == mine

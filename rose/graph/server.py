@@ -273,9 +273,8 @@ class Server:
             return
         conn.settimeout(None)
         self.waiting.append((conn, message[1]))
-        pid = message[1].get("pid")
-        if self.session is not None and isinstance(pid, int):
-            detach.follow_group(pid, only_up=True)  # a job's session holds up a prompt's
+        if self.session is not None:  # a job's session may hold up a prompt's
+            self._follow()
 
     def _answer(self, conn: socket.socket) -> None:
         with conn:
@@ -330,16 +329,20 @@ class Server:
             self.session, self.read_only = conn, bool(hello.get("read_only"))
             pid = hello.get("pid")
             self.serving_pid = pid if isinstance(pid, int) else None
-            detach.follow_group(self.serving_pid)  # a job's writes at the job's priority
-            for _, waiting in self.waiting:  # unless a client of higher priority waits on it
-                if isinstance(waiting.get("pid"), int):
-                    detach.follow_group(waiting["pid"], only_up=True)
+            self._follow()  # a job's writes at the job's priority
             self.sessions += 1
             sel.register(conn, selectors.EVENT_READ, "session")
         if self.stopping:
             for conn, _ in self.waiting:
                 conn.close()
             self.waiting.clear()
+
+    def _follow(self) -> None:
+        """Work at the priority of the highest of the client served and those waiting."""
+        pids = [h.get("pid") for _, h in self.waiting]
+        if self.serving_pid is not None:
+            pids.append(self.serving_pid)
+        detach.follow_group([p for p in pids if isinstance(p, int)])
 
     def _step(self, sel: selectors.BaseSelector) -> None:
         conn = self.session
@@ -406,7 +409,7 @@ class Server:
             self.conn = self._connection()
         self.session, self.serving_pid = None, None
         serving_note(self.path, os.getpid()).unlink(missing_ok=True)
-        detach.follow_group(None)  # idle, it answers questions at its own priority
+        detach.follow_group([])  # idle, it answers questions at its own priority
         self.idle_since = time.monotonic()
         if outgrown(self.pool, buffer_pool_bytes(self.path)):
             kept.say("graph server", "the database outgrew the buffer pool: ending")
