@@ -28,10 +28,10 @@ def init(
 
 
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Families, lesson and episode counts, precision (served lessons used, by recall mode
-    and scope) and how often counterfactual checks agree with it, levels, apexes,
-    knowledge gaps, store health, detached jobs, and the model calls, tokens and cost of
-    the last 24 hours."""
+    """Families, lesson and episode counts, precision (served lessons used: all time, by
+    recall mode and scope, and over the last 50 episodes that served any) and how often
+    counterfactual checks agree with it, levels, apexes, knowledge gaps, store health,
+    detached jobs, and the model calls, tokens and cost of the last 24 hours."""
     from rose.inspect.status import status as get_status
     from rose.store.facade import Store
 

@@ -4,8 +4,10 @@ Serving is recall's decision and using is what the work showed, so used ÷ serve
 how much of what recall chose bore on the work. It is counted over every episode's
 served lessons (a lesson used without being served that unit is not counted), overall,
 by how recall chose on that prompt (everything fit, the model chose, or it fell back)
-and by the served lesson's scope. Where nothing was served there is no ratio: ``None``,
-never a 0 or a 100 % made of nothing.
+and by the served lesson's scope, and beside it over the store's most recent episodes:
+an all-time figure is diluted by the store's early days (few lessons, no routing rules),
+so it cannot show whether selection is better now. Where nothing was served there is no
+ratio: ``None``, never a 0 or a 100 % made of nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +16,13 @@ from typing import Any
 
 MODES = ("fits", "judged", "degraded")
 SCOPES = ("project", "global")
+# The recent window, in episodes that served a lesson (one episode is one prompt's unit of
+# work). 50 is a few days of an agent's prompts, short enough to move soon after lessons
+# or routing rules change; at 2-5 lessons served an episode it holds 100-250 served
+# lessons, a standard error of 3-5 points at 50 %, so a 10-point change shows and a run
+# of a few lucky prompts does not. Episodes that served nothing say nothing of selection:
+# they are skipped rather than left to shrink the sample behind the figure.
+RECENT = 50
 
 
 def figure(served: int, used: int) -> dict[str, Any]:
@@ -25,14 +34,22 @@ def figure(served: int, used: int) -> dict[str, Any]:
     }
 
 
-def precision(g: Any) -> dict[str, Any]:
-    """Used ÷ served over the graph's episodes: overall, by recall mode and by scope.
+def precision(g: Any, *, last: int = RECENT) -> dict[str, Any]:
+    """Used ÷ served over the graph's episodes: overall, by recall mode and by scope, and
+    over the `last` most recent episodes that served a lesson (`recent`).
 
     Episodes recorded before the recall mode was (or where it is not known) count in
     the overall figure and under ``unknown``, which is listed only when it has any.
     """
     rows = g.q("precision")
-    return summarise(rows)
+    return {**summarise(rows), "recent": recent(g.q("precision_recent", limit=last))}
+
+
+def recent(rows: list[dict]) -> dict[str, Any]:
+    """The `precision_recent` query's one row as a figure with its window's episode count."""
+    r = rows[0] if rows else {}
+    served, used = int(r.get("served") or 0), int(r.get("used") or 0)
+    return {"episodes": int(r.get("episodes") or 0), **figure(served, used)}
 
 
 def summarise(rows: list[dict]) -> dict[str, Any]:
@@ -56,7 +73,8 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
 
 
 def text(p: dict[str, Any]) -> list[str]:
-    """The status lines: the overall ratio, then by recall mode and by scope."""
+    """The status lines: the overall ratio beside the recent window's (once there is one),
+    then by recall mode and by scope."""
 
     def shown(f: dict[str, Any]) -> str:
         ratio = "—" if f["precision"] is None else f"{f['precision']:.0%}"
@@ -64,8 +82,10 @@ def text(p: dict[str, Any]) -> list[str]:
 
     modes = "  ".join(f"{m} {shown(f)}" for m, f in p["by_recall"].items())
     scopes = "  ".join(f"{s} {shown(f)}" for s, f in p["by_scope"].items())
+    last = p.get("recent") or {}
+    now = f" · last {last['episodes']} episodes {shown(last)}" if last.get("episodes") else ""
     return [
-        f"precision  {shown(p)} of served lessons used",
+        f"precision  {shown(p)} of served lessons used{now}",
         f"  by recall  {modes}",
         f"  by scope   {scopes}",
     ]
