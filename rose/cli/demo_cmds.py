@@ -3,18 +3,37 @@
 The one CLI module that may import `rose.sim`: it wires the world's side of the run
 (`rose.sim.scoreboard`: the task stream, the agent, the score) to ROSE's side
 (`rose.host.drive`: a store of its own, driven through the real hooks) and prints both.
+A figure alone says little ("50 % solved": of what could be?), so the same stream is also
+worked by two references that need no store and no model (`rose.sim.arms`): no memory
+below ROSE, the learnability ceiling above it.
 """
 
 from __future__ import annotations
 
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from rose.cli._chart import bar, rows
 from rose.cli._out import emit_json
+
+WRAP = 92  # the width prose is wrapped at
+
+#: The arms the demo compares, in the order shown (ROSE between its references): the name
+#: printed, and what the arm is, in one sentence.
+ARMS: dict[str, tuple[str, str]] = {
+    "none": ("no memory", "the agent alone: nothing is injected."),
+    "rose": ("ROSE", "learning from an empty store, through its real hooks."),
+    "ceiling": (
+        "ceiling",
+        "every fact the task needs that a user had taught before this session, and nothing "
+        "else: no learner can do better on this stream.",
+    ),
+}
 
 
 def register(app: typer.Typer) -> None:
@@ -46,7 +65,10 @@ def demo(
     transcript is judged, its episode written, and a reflection mints what the user had to
     teach, reconciled with what the store knows. The world, which knows what each task
     needed, scores the work; the store is left in place for `rose tree`, `rose trace` and
-    `rose query`. With --json, stages not built yet give null.
+    `rose query`. The same stream is also worked with no memory and by the ceiling (every
+    needed fact taught before the session, served): ROSE is shown between the two, after
+    warm-up and over the sessions. With --json, stages not built yet give null and
+    "baselines" holds the two references' figures.
     """
     from rose.errors import RoseError
     from rose.host.drive import HookHost
@@ -73,6 +95,10 @@ def demo(
             f"{figures['jobs_failed']} job(s) failed during the demo: `rose jobs` run in "
             f"{folder} lists them, each with its log"
         )
+    figures["baselines"] = baselines(world, sessions=sessions, seed=seed)
+    figures["ceiling_share"] = share(
+        figures["success_rate"], figures["baselines"]["ceiling"]["success_rate"]
+    )
     if as_json:
         emit_json(figures)
         return
@@ -92,6 +118,30 @@ def _folder(where: str | None) -> Path:
     return folder
 
 
+def baselines(world: Any, *, sessions: int, seed: int) -> dict[str, dict[str, Any]]:
+    """The references on ROSE's own stream (same world, seed and sessions), so its figures
+    read against what no memory and a perfect learner achieve: the world's pooled figures
+    and the trend of each. Neither has a store nor calls a model: well under a second."""
+    from rose.host.drive import framed
+    from rose.sim import scoreboard
+    from rose.sim.arms import Ceiling, NoMemory
+
+    arms = {"none": NoMemory(), "ceiling": Ceiling(world, framed)}
+    out: dict[str, dict[str, Any]] = {}
+    for name, arm in arms.items():
+        records = scoreboard.run(world, arm, sessions=sessions, seed=seed)
+        out[name] = {**scoreboard.pooled([records]), "over_time": scoreboard.over_time(records)}
+    return out
+
+
+def share(rate: float | None, ceiling: float | None) -> float | None:
+    """`rate` as a share of the ceiling's: None when the ceiling solved nothing (no needed
+    fact had been taught in time, so the stream cannot tell a learner from no memory)."""
+    if rate is None or not ceiling:
+        return None
+    return round(rate / ceiling, 4)
+
+
 def _pct(v: float | None) -> str:
     return "—" if v is None else f"{v:.0%}"
 
@@ -101,31 +151,132 @@ def _num(v: float | None, digits: int = 0) -> str:
 
 
 def _report(f: dict[str, Any], *, world: Any, seed: int, noise: float, prompt: str) -> str:
-    from rose.host.drive import DOES, STAGES
-
     n = f["sessions"]
-    frm = f["measured_from"]
     lines = [
         f"ROSE demo · world {seed}: {len(world.topics)} topics, {len(world.tasks)} tasks · "
         f"judge noise {noise:.0%}",
         f"The store starts empty; the world's knowledge is {world.tokens():,} tokens of lessons",
         "a person would write once every topic was learnt. ROSE mints its own from sessions.",
         "",
-        f"{n} sessions through ROSE's hooks; after warm-up (sessions {frm}-{n}):",
-        f"  tasks solved at the first attempt  {_pct(f['success_rate'])}"
-        "   (the rest needed the user's correction)",
-        f"  injected tokens per prompt         {_num(f['tokens_per_prompt'])}"
-        f"   (frame {_num(f['frame_tokens_per_prompt'])}: preamble, tags, ids, titles)",
-        f"  needed facts in the injected block {_pct(f['recall'])}",
+        f"The same {n} sessions (one stream of tasks, one simulated agent), three ways:",
+        *_meanings(),
+        "",
+        *_compared(f),
+        *_verdict(f),
+        "",
+        *_prompts(f),
+        "",
+        "Over the stream: tasks solved at the first attempt (a full bar is 100%), and tokens",
+        "injected per prompt (no memory injects none):",
+        *_chart(f),
+        "",
+        *_store(f),
+        "",
+        *_stages(),
+    ]
+    folder = Path(f["store"]).parent
+    lines += [
+        "",
+        f"The store is left at {f['store']}. Try:",
+        f"  cd {folder}",
+        "  rose tree",
+        f'  rose trace --prompt "{prompt}"',
+        "  rose query    (a Cypher console: the README's graph schema lists the tables)",
+    ]
+    return "\n".join(lines)
+
+
+def _arms(f: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each arm's figures by its key in `ARMS`, in `ARMS`' order."""
+    found = {**f["baselines"], "rose": f}
+    return {key: found[key] for key in ARMS}
+
+
+def _meanings() -> list[str]:
+    width = max(len(name) for name, _ in ARMS.values())
+    out: list[str] = []
+    for name, meaning in ARMS.values():
+        head = f"  {name:<{width}}  "
+        out += textwrap.wrap(meaning, WRAP, initial_indent=head, subsequent_indent=" " * len(head))
+    return out
+
+
+def _compared(f: dict[str, Any]) -> list[str]:
+    """The arms side by side after warm-up, each figure of the world's over the same window."""
+    arms = list(_arms(f).values())
+    figures = [
+        ("tasks solved at the first attempt", [_pct(a["success_rate"]) for a in arms]),
+        ("  95% interval", [_span(a["success_ci"]) for a in arms]),
+        ("needed facts in the injected block", [_pct(a["recall"]) for a in arms]),
+        ("injected tokens per prompt", [_num(a["tokens_per_prompt"]) for a in arms]),
+        ("precision (used ÷ served)", [_pct(a["precision"]) for a in arms]),
+    ]
+    lines = [f"After warm-up (sessions {f['measured_from']}-{f['sessions']}):"]
+    lines += rows(
+        [name for name, _ in figures],
+        [[cells[i] for _, cells in figures] for i in range(len(arms))],
+        header=["", *(name for name, _ in ARMS.values())],
+        right=[False, True, True, True],
+    )
+    return lines
+
+
+def _verdict(f: dict[str, Any]) -> list[str]:
+    """ROSE's success as a share of the ceiling's, and how many of its failures no learner
+    could have avoided: the reading the table asks for, in words."""
+    ceiling = f["baselines"]["ceiling"]["success_rate"]
+    if f["ceiling_share"] is None:
+        said = [
+            "The ceiling solved none: no needed fact had been taught in time, so this stream "
+            "cannot tell a learner from no memory (try more --sessions)."
+        ]
+    else:
+        said = [
+            f"ROSE solved {_pct(f['success_rate'])} at the first attempt, "
+            f"{_pct(f['ceiling_share'])} of the ceiling's {_pct(ceiling)}; "
+            "the rest needed the user's correction."
+        ]
+    causes = f.get("failures_by_cause") or {}
+    failed = sum(causes.values())
+    if failed:
+        said.append(
+            f"Of ROSE's {failed} failed first attempt{'' if failed == 1 else 's'}, "
+            f"{causes.get('never_taught', 0)} needed a fact no one had taught yet: no memory "
+            "could have served it."
+        )
+    return [line for sentence in said for line in textwrap.wrap(sentence, WRAP)]
+
+
+def _prompts(f: dict[str, Any]) -> list[str]:
+    return [
+        "What ROSE's prompts held and cost, after warm-up:",
+        f"  frame tokens per prompt            {_num(f['frame_tokens_per_prompt'])}"
+        "   (preamble, tags, ids, titles)",
         f"  lessons injected per prompt        {_num(f['lessons_per_prompt'], 1)}",
         f"  model calls per prompt             {_num(f['model_calls_per_prompt'], 2)}"
         "   (recall's relevance call; a repeated prompt's answer is cached)",
-        f"  precision (used ÷ served)          {_pct(f['precision'])}"
-        + ("   (nothing was served)" if f["precision"] is None else ""),
-        "",
-        "Over the stream:",
-        *_trend(f["over_time"]),
-        "",
+    ]
+
+
+def _chart(f: dict[str, Any]) -> list[str]:
+    """One row per slice of sessions: each arm's success as a bar, ROSE's between its
+    references, then the tokens ROSE and the ceiling injected per prompt."""
+    trends = [a["over_time"] for a in _arms(f).values()]
+    labels = [b["sessions"] for b in trends[0]]
+    tokens = [trends[1], trends[2]]  # ROSE's and the ceiling's
+    return rows(
+        labels,
+        [
+            *([bar(b["success_rate"]) for b in trend] for trend in trends),
+            *([_num(b["tokens_per_prompt"]) for b in trend] for trend in tokens),
+        ],
+        header=["sessions", *(name for name, _ in ARMS.values()), "ROSE tokens", "ceiling tokens"],
+        right=[False, False, False, False, True, True],
+    )
+
+
+def _store(f: dict[str, Any]) -> list[str]:
+    lines = [
         f"The store: {f['lessons']} lessons, {f['apexes']} apexes, highest level "
         f"{f['max_level']}; {f['episodes']} episodes recorded, one a unit of work, each judged"
         " once it is complete.",
@@ -145,31 +296,23 @@ def _report(f: dict[str, Any], *, world: Any, seed: int, noise: float, prompt: s
         lines.append("  " + " · ".join(shown))
     if f["max_level"]:
         lines += ["", _tree(Path(f["store"]))]
+    return lines
+
+
+def _stages() -> list[str]:
+    """Built and not built, as `rose.host.drive.STAGES` says: the one source of truth."""
+    from rose.host.drive import DOES, STAGES
+
     built = [DOES[s] for s, ok in STAGES.items() if ok]
     missing = [DOES[s] for s, ok in STAGES.items() if not ok]
-    lines += ["", "Built:", *(f"  {b}" for b in built)]
+    lines = ["Built:", *(f"  {b}" for b in built)]
     if missing:
         lines += ["Not built yet (null in --json):", *(f"  {m}" for m in missing)]
-    folder = Path(f["store"]).parent
-    lines += [
-        "",
-        f"The store is left at {f['store']}. Try:",
-        f"  cd {folder}",
-        "  rose tree",
-        f'  rose trace --prompt "{prompt}"',
-        "  rose query    (a Cypher console: the README's graph schema lists the tables)",
-    ]
-    return "\n".join(lines)
+    return lines
 
 
-def _trend(buckets: list[dict[str, Any]]) -> list[str]:
-    rows = [
-        ("sessions", [b["sessions"] for b in buckets]),
-        ("tokens per prompt", [_num(b["tokens_per_prompt"]) for b in buckets]),
-        ("first attempt", [_pct(b["success_rate"]) for b in buckets]),
-    ]
-    width = max(len(c) for _, cells in rows for c in cells)
-    return [f"  {name:<18}" + " ".join(c.rjust(width) for c in cells) for name, cells in rows]
+def _span(ci: list[float] | None) -> str:
+    return "—" if ci is None else f"{ci[0]:.0%}–{ci[1]:.0%}"
 
 
 def _tree(root: Path) -> str:
