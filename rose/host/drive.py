@@ -101,6 +101,16 @@ def not_built() -> list[str]:
     return [s for s, built in STAGES.items() if not built]
 
 
+def framed(lesson: Mapping[str, Any]) -> str:
+    """One lesson row (id, level, scope, title, gist, body, patches, conflict) as the prompt
+    hook injects it, head and tail included: how an arm that is not ROSE frames what it
+    serves, so that its tokens compare with ROSE's."""
+    from rose.store import view as recall_view
+
+    full, _ = recall_view.fragments(dict(lesson), str(lesson["id"]))
+    return "\n\n".join([recall_view.render("inject/head"), full, recall_view.render("inject/tail")])
+
+
 @contextlib.contextmanager
 def isolated(root: Path) -> Iterator[None]:
     """This process's ROSE environment pointed at the store `root` alone, then restored."""

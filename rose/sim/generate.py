@@ -27,6 +27,7 @@ def generate(
     known: int,
     bridges: int,
     homonyms: int = 0,
+    bridge_share: float = 0.25,
 ) -> World:
     from rose.sim.world import Topic
 
@@ -34,6 +35,8 @@ def generate(
         raise ValueError(f"topics must be 1..{len(vocab.TOPICS)}, not {topics}")
     if facts_per_topic < 2:
         raise ValueError("facts_per_topic must be at least 2 (a detail and a principle)")
+    if not 0.0 <= bridge_share <= 1.0:
+        raise ValueError(f"bridge_share must be between 0 and 1, not {bridge_share}")
     rng = random.Random(seed)
     names = rng.sample(vocab.TOPICS, topics)
     facts: dict[str, Fact] = {}
@@ -57,7 +60,7 @@ def generate(
         n: Topic(n, "global" if n in vocab.GLOBAL_TOPICS else "project", by_topic[n]) for n in names
     }
     world = cls(seed, world_topics, facts, ())
-    made = tuple(_task(rng, world, i, pairs) for i in range(tasks))
+    made = tuple(_task(rng, world, i, pairs, bridge_share) for i in range(tasks))
     # Homonyms only reword facts, from a draw of their own: the rest of the world is the same
     # with or without them.
     _add_homonyms(random.Random(f"homonyms:{seed}"), facts, made, homonyms)
@@ -239,13 +242,22 @@ def _pick(rng: random.Random, world: World, topic: str, k: int) -> list[str]:
     return rng.sample(pool, min(k, len(pool)))
 
 
-def _task(rng: random.Random, world: World, i: int, pairs: list[tuple[str, str, str]]) -> Task:
+def _is_bridge(i: int, share: float) -> bool:
+    """Whether task `i` is a bridge task: spread evenly, `share` of the tasks (a share of
+    1/4 makes every fourth one, i % 4 == 3)."""
+    return int((i + 1) * share) > int(i * share)
+
+
+def _task(
+    rng: random.Random, world: World, i: int, pairs: list[tuple[str, str, str]], share: float
+) -> Task:
     from rose.sim.world import Task
 
     names = list(world.topics)
     hidden: tuple[str, ...] = ()
-    if pairs and i % 4 == 3:
-        bridge, src, dst = pairs[(i // 4) % len(pairs)]
+    if pairs and _is_bridge(i, share):
+        nth = int(i * share)  # the bridge tasks before this one
+        bridge, src, dst = pairs[nth % len(pairs)]
         shown: tuple[str, ...] = (src,)
         hidden = (dst,)
         needs = [bridge, *_pick(rng, world, src, rng.randint(1, 2))]

@@ -23,23 +23,32 @@ Every figure computed here is the world's, which alone knows each task's needs:
   the tokens of what they answered, which it read; ``pull_model_calls_per_prompt``: the
   model calls the host says those answers cost (a `recall` that had to choose).
 
+- ``precision``: of the lessons the block held (in any form), the share the first attempt
+  acted on; ``selection_precision``: the same over the prompts where the host's recall
+  chose among its lessons;
+- ``success_ci``: the 95 % interval of ``success_rate``; ``bridge_success_rate`` over the
+  ``bridge_attempts``, the tasks needing a topic their prompt never names;
+- ``failures_by_cause``: each failed first attempt under one cause (`rose.sim.causes`).
+
 The host adds what it can see of itself (model calls, lessons, episodes, the figures of
-each stage), through `metrics`. Rates are measured over the second half of the stream, after
-warm-up (`measured_from`), the trend over the whole of it (`over_time`). A host that offers
-the memory's tools has ``tools(session)``: a callable of (tool, arguments) answering
-``{"text", "calls", "model_tokens"}``; the agent then reads the text (`rose.sim.pulling`).
+each stage), through `metrics`. Every rate is measured over one window, the second half of
+the stream, after warm-up (`measured_from`); the trend over the whole of it (`over_time`).
+A host that offers the memory's tools has ``tools(session)``: a callable of (tool,
+arguments) answering ``{"text", "calls", "model_tokens"}``; the agent then reads the text
+(`rose.sim.pulling`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from rose import tokens
-from rose.sim import parse
+from rose.sim import causes, parse
 from rose.sim.agent import Agent, Outcome, Session
 from rose.sim.markers import strip
 from rose.sim.transcript import claude_code
@@ -119,6 +128,10 @@ class Record:
     pulled_tokens: int = 0  # the tokens of what they answered
     pull_calls: int = 0  # the model calls the host says they cost
     reports: int = 0  # `used` reports the agent made in its first attempt
+    bridge: bool = False  # the task needs a topic its prompt never names
+    served: int = 0  # lessons the block held (in any form)
+    used: int = 0  # of those, the ones the first attempt acted on
+    cause: str = ""  # why the first attempt failed (`rose.sim.causes`); "" when it held
 
 
 _NONE = Outcome(False, "", (), ())  # the outcome of a session not yet over
@@ -180,21 +193,40 @@ def run(
     seed: int = 0,
     decay: float = 0.05,
     progress: Callable[[int], None] | None = None,
+    taught: Iterable[str] = (),
 ) -> list[Record]:
-    """Work `sessions` tasks of the seeded stream through `host`; one record a session."""
+    """Work `sessions` tasks of the seeded stream through `host`; one record a session.
+
+    `taught`: the facts the arm starts with (a seeded store's); each session adds what the
+    user stated in it. A host with ``brief(task, taught)`` (the ceiling: an oracle) is told
+    the task and what was taught before it ahead of the prompt; a host with
+    ``explain(session, prompt, block)`` says what it held and how it chose
+    (`rose.sim.causes.Selection`) for each prompt whose first attempt fails.
+    """
     agent = Agent(world, seed=seed, decay=decay)
     known = world.known
+    learnt = set(taught)
+    brief = getattr(host, "brief", None)
+    explain = getattr(host, "explain", None)
     out: list[Record] = []
     for i, task in enumerate(stream(world, sessions, seed)):
         sid = f"sim-{seed}-{i:04d}"
         cwd = f"/work/{world.seed}"
+        if brief is not None:
+            brief(task, frozenset(learnt))
         served = host.prompt(sid, plain_prompt(task))
         block = str(served.get("block") or "")
         later = _Replies(host, task, sid, cwd)
         offered = getattr(host, "tools", None)
         client = offered(sid) if offered is not None else None
         tools = Ledger(client) if client is not None else None
+        selection = None  # asked before the session: its hooks may change the store
+        if explain is not None and (tools is not None or not agent.solve(task, block).ok):
+            selection = explain(sid, plain_prompt(task), block)
         session = agent.session(task, block, follow_up=later, tools=tools)
+        cause = causes.of_attempt(world, task, session.first, block, learnt, selection)
+        learnt |= causes.taught(world, session.transcript)
+        in_block = causes.lessons_in(block)
         first = session.first.pulls
         reading = [p for p in first if p.tool in ("recall", "show")]
         ended = host.end(sid, claude_code(session, session_id=sid, cwd=cwd))
@@ -222,6 +254,10 @@ def run(
                 pulled_tokens=sum(tokens.count(p.text) for p in reading),
                 pull_calls=tools.calls(len(first)) if tools is not None else 0,
                 reports=sum(p.tool == "used" for p in first),
+                bridge=bool(task.hidden),
+                served=len(in_block),
+                used=sum(1 for lid in session.first.used if lid in in_block),
+                cause=cause,
             )
         )
         if progress is not None:
@@ -277,13 +313,38 @@ def _recall(records: Sequence[Record]) -> float | None:
     return round(sum(r.present for r in records) / needed, 4) if needed else None
 
 
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def interval(successes: int, n: int, z: float = 1.96) -> list[float] | None:
+    """The 95 % Wilson interval of a rate of `successes` in `n`: unlike the normal one it
+    stays inside [0, 1] and is not empty at 0 or n, which a small window often is."""
+    if not n:
+        return None
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
+
+
 def pooled(runs: Sequence[Sequence[Record]]) -> dict[str, Any]:
-    """What the world measured over several streams (seeds), each after its own warm-up."""
+    """What the world measured over several streams (seeds), each after its own warm-up:
+    every figure over the same window (`measured`), precision included."""
     after = [r for records in runs for r in measured(records)]
+    picked = [r for r in after if r.selected]
+    bridges = [r for r in after if r.bridge]
     return {
         "sessions": sum(len(records) for records in runs),
         "measured_from": len(runs[0]) // 2 + 1 if runs and runs[0] else None,
+        "attempts": len(after),
         "success_rate": _mean([float(r.ok) for r in after]),
+        "success_ci": interval(sum(r.ok for r in after), len(after)),
+        "precision": _ratio(sum(r.used for r in after), sum(r.served for r in after)),
+        "selection_precision": _ratio(sum(r.used for r in picked), sum(r.served for r in picked)),
+        "bridge_success_rate": _mean([float(r.ok) for r in bridges]),
+        "bridge_attempts": len(bridges),
+        "failures_by_cause": causes.counts([r.cause for r in after if not r.ok]),
         "steered_rate": _mean([float(r.steered) for r in after]),
         "retry_success_rate": _mean([float(r.rescued) for r in after if r.retried]),
         "tokens_per_prompt": _mean([r.tokens for r in after]),
@@ -320,11 +381,22 @@ def over_time(records: Sequence[Record], buckets: int = 10) -> list[dict[str, An
     return out
 
 
+#: Figures both sides give: the world's, over the window, are the ones reported.
+WINDOWED = ("precision", "selection_precision")
+
+
 def metrics(runs: Sequence[Sequence[Record]], harness: Mapping[str, Any]) -> dict[str, Any]:
     """One object for the streams of `runs` (one per seed), pooled: every key of `KEYS` (the
     host's figures win where it gives one: it says None for what its stages cannot measure
-    yet), then the rest of both, then the trend of the first stream."""
-    merged = {**pooled(runs), **harness}
+    yet), then the rest of both, then the trend of the first stream. Precision is the
+    world's, over the window (`WINDOWED`); the host's own (every episode, as attribution
+    saw it) is kept beside, as ``attributed_precision``."""
+    world = pooled(runs)
+    # the store's own precision counts every episode, warm-up included, by attribution's
+    # account; the world's counts the window, by what the agent acted on: the figure
+    attributed = {f"attributed_{k}": harness[k] for k in WINDOWED if k in harness}
+    own = {k: v for k, v in harness.items() if k not in WINDOWED}
+    merged = {**world, **own, **attributed}
     out = {k: merged.get(k) for k in KEYS}
     out.update({k: v for k, v in merged.items() if k not in out})
     out["over_time"] = over_time(runs[0]) if runs else []
