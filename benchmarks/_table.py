@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import sys
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,8 @@ DECIDING = (
     "rose/host/jobs.py",
     "rose/host/drive.py",
     "benchmarks/quality.py",
+    "benchmarks/_selection.py",
+    "benchmarks/_targets.py",
     "benchmarks/_table.py",
 )
 FILES = ("README.md", "benchmarks/README.md")
@@ -342,7 +343,7 @@ def write(result: Mapping[str, Any], root: Path, files: Sequence[str] = FILES) -
     block = f"{stamp.line()}\n\n{markdown({**result, 'params': params})}\n"
     updated = [(root / f, _replace(root / f, block)) for f in files]
     for path, text in updated:
-        write_text(path, text, redacted=False)
+        write_text(path, text)
     return stamp
 
 
@@ -370,7 +371,7 @@ def _block(path: Path, lines: list[str]) -> tuple[int, int]:
         raise TableError(
             path,
             f"no quality table markers: add the two lines {BEGIN} and {END} where the table "
-            "should go, then write it again",
+            "should go, then write it with `python benchmarks/quality.py --write-table`",
         )
     if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
         raise TableError(
@@ -399,7 +400,10 @@ def check(root: Path, files: Sequence[str] = FILES) -> tuple[bool, str]:
             continue
         found = [Stamp.parse(s) for s in lines[begin + 1 : end] if s.strip().startswith(STAMP)]
         if not found or found[0] is None:
-            problems.append(f"{f}: the quality table has no stamp: write it with _table.write")
+            problems.append(
+                f"{f}: the quality table has no stamp: write it with "
+                "`python benchmarks/quality.py --write-table`"
+            )
         else:
             stamps[f] = found[0]
     if problems:
@@ -415,8 +419,8 @@ def check(root: Path, files: Sequence[str] = FILES) -> tuple[bool, str]:
     changed = _changed(stamp.parts, parts(root)) or "the deciding files"
     return False, (
         f"stale: {changed} changed since the table was made at {stamp.commit[:10]} "
-        f"(fingerprint {stamp.fingerprint}, now {now}); rerun python benchmarks/quality.py "
-        f"--seeds {stamp.seeds} --sessions {stamp.sessions} and write the table"
+        f"(fingerprint {stamp.fingerprint}, now {now}); rerun `python benchmarks/quality.py "
+        f"--seeds {stamp.seeds} --sessions {stamp.sessions} --write-table`"
     )
 
 
@@ -424,32 +428,3 @@ def _changed(then: Mapping[str, str], now: Mapping[str, str]) -> str:
     names = [e for e in now if then.get(e) != now[e]]
     names += [f"{e} (no longer deciding)" for e in then if e not in now]
     return ", ".join(names)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python benchmarks/_table.py check`: exit 1 when the published table is stale (for CI);
-    `python benchmarks/_table.py write RESULT.json`: publish a saved run's table."""
-    import argparse
-    import json
-
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("action", choices=("check", "write"))
-    ap.add_argument("result", nargs="?", help="the JSON quality.py wrote (for write)")
-    args = ap.parse_args(argv)
-    if args.action == "check":
-        ok, message = check(ROOT)
-        print(message)
-        return 0 if ok else 1
-    if not args.result:
-        ap.error("write needs the result's JSON file")
-    try:
-        stamp = write(json.loads(Path(args.result).read_text(encoding="utf-8")), ROOT)
-    except (OSError, ValueError, RoseError) as e:
-        print(e, file=sys.stderr)
-        return 1
-    print(f"table written to {', '.join(FILES)} (fingerprint {stamp.fingerprint})")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

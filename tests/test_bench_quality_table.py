@@ -211,8 +211,10 @@ def test_block_without_stamp_is_not_current(tree: Path) -> None:
     ok, message = _table.check(tree)
     assert not ok
     assert message == (
-        "README.md: the quality table has no stamp: write it with _table.write; "
-        "benchmarks/README.md: the quality table has no stamp: write it with _table.write"
+        "README.md: the quality table has no stamp: write it with "
+        "`python benchmarks/quality.py --write-table`; "
+        "benchmarks/README.md: the quality table has no stamp: write it with "
+        "`python benchmarks/quality.py --write-table`"
     )
 
 
