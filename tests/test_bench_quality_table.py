@@ -10,19 +10,14 @@ never the repository's own files.
 
 from __future__ import annotations
 
-import importlib
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(BENCH))
-try:
-    _table = importlib.import_module("_table")
-finally:
-    sys.path.remove(str(BENCH))
+from tests._bench import module
+
+_table = module("_table")
 
 README = "# Project\n\nIntro.\n\n{begin}\nold table\n{end}\n\nAfter the table.\n"
 TREE = {

@@ -11,19 +11,11 @@ clear of 0; a target whose arm was not run says so rather than failing.
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-
 from rose.sim import scoreboard
 from rose.sim.causes import CAUSES
+from tests._bench import module
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(BENCH))
-try:
-    _targets = importlib.import_module("_targets")
-finally:
-    sys.path.remove(str(BENCH))
+_targets = module("_targets")
 
 
 def _rec(i: int, ok: bool, **kw) -> scoreboard.Record:
