@@ -25,9 +25,10 @@ from rose.model.base import BackendAnswer, SimulatedUsage, Usage
 from rose.sim import choose, compress, learn, replay
 from rose.sim.draws import Draws
 from rose.sim.markers import TASK, drop
+from rose.sim.reading import Reader
 from rose.sim.world import World
 
-Handler = Callable[[World, str, Draws], dict[str, Any]]
+Handler = Callable[[Reader, str, Draws], dict[str, Any]]
 
 HANDLERS: dict[str, Handler] = {
     "relevance": choose.relevance,
@@ -88,6 +89,7 @@ class SimulatedBackend:
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{knob} must be between 0 and 1, not {value}")
         self.world = world if world is not None else World.generate(seed)
+        self.reader = Reader(self.world)
         self.noise = noise
         self.seed = seed
         self.under_report = under_report
@@ -110,6 +112,6 @@ class SimulatedBackend:
             under_report=self.under_report,
             over_cut=self.over_cut,
         )
-        data = handler(self.world, seen, draws)
+        data = handler(self.reader, seen, draws)  # the words, never the world's hidden truth
         raw = json.dumps(data, ensure_ascii=False, sort_keys=True)
         return BackendAnswer(data=json.loads(raw), raw=raw, usage=simulated_usage(prompt, raw))

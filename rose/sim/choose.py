@@ -41,7 +41,7 @@ from typing import Any
 from rose.sim import parse, vocab
 from rose.sim.draws import Draws
 from rose.sim.markers import QUESTION, mark, strip
-from rose.sim.world import World
+from rose.sim.reading import Reader
 
 _WRONG_VERDICT = {
     "relevant": "unrelated",
@@ -64,7 +64,7 @@ def _names(topics: set[str]) -> str:
     return ", ".join(sorted(topics)) or "nothing recognisable"
 
 
-def _follow(world: World, prompt: str, asked: set[str]) -> tuple[set[str], set[str]]:
+def _follow(world: Reader, prompt: str, asked: set[str]) -> tuple[set[str], set[str]]:
     """(topics to read, topics to skip) by the shown rules whose condition the task meets:
     the condition names a topic the task names, and every kind of work it names (a verb,
     an object) is the task's too. A rule to read a topic outweighs one to skip it."""
@@ -81,14 +81,14 @@ def _follow(world: World, prompt: str, asked: set[str]) -> tuple[set[str], set[s
     return read, skip - read
 
 
-def _skipped(world: World, line: str, skip: set[str]) -> bool:
+def _skipped(world: Reader, line: str, skip: set[str]) -> bool:
     """A candidate line is one of the lessons a rule says do not apply: the topic it leads
     with (its title's) is one of them, or every topic it names is."""
     topics = world.topics_in(line)
     return bool(topics) and (topics[0] in skip or set(topics) <= skip)
 
 
-def relevance(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def relevance(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     asked = set(world.topics_in(parse.section(prompt, "task")))
     read, skip = _follow(world, prompt, asked)
     asked |= read
@@ -124,7 +124,7 @@ def _verdict(topics: set[str], asked: set[str], reach: set[str]) -> tuple[str, s
     return "unrelated", f"about {_names(topics)}, which the task does not touch"
 
 
-def family_gist(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def family_gist(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     """One line for a family: the subjects its lessons' lines name, most named first."""
     lines = [line for _, line in parse.items(parse.section(prompt, "lessons"))]
     counts: dict[str, int] = {}
@@ -140,7 +140,7 @@ def family_gist(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     return {"gist": f"Lessons about {', '.join(shown)}."}
 
 
-def related(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def related(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     subjects = world.subjects_in(parse.section(prompt, "new"))
     matches, descend = [], []
     for cid, line in parse.items(parse.section(prompt, "candidates")):
@@ -155,7 +155,7 @@ def related(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     return {"matches": matches, "descend": descend}
 
 
-def select(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def select(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     wanted = set(world.topics_in(parse.section(prompt, "task")))
     read, skip = _follow(world, prompt, wanted)
     wanted |= read
@@ -168,7 +168,7 @@ def select(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     return {"selected": selected}
 
 
-def rule_form(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def rule_form(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     body = parse.section(prompt, "rule")
     fields = dict(line.split(": ", 1) for line in body.splitlines() if ": " in line)
     when, then = fields.get("when", ""), fields.get("then", "")
@@ -190,17 +190,18 @@ def rule_form(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     return {"conditioned": conditioned, "about_one_lesson": one_lesson, "reason": why}
 
 
-def scope(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def scope(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     blocks = parse.lessons(prompt)
     subjects = world.subjects_in(blocks[0][1] if blocks else prompt)
-    wide = sum(1 for t in subjects if world.topics[t].scope == "global")
+    # a tool used everywhere is recognised by its name, as a reader knows a vendor's
+    wide = sum(1 for t in subjects if t in vocab.GLOBAL_TOPICS)
     answer = "global" if subjects and wide * 2 >= len(subjects) else "project"
     if d.flip("scope"):
         answer = "project" if answer == "global" else "global"
     return {"scope": answer, "reason": f"about {_names(subjects)}"}
 
 
-def reconcile(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def reconcile(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     new_blocks = parse.lessons(parse.section(prompt, "new"))
     new = world.facts_in(new_blocks[0][1]) if new_blocks else []
     existing = parse.lessons(parse.section(prompt, "existing"))
@@ -229,7 +230,7 @@ def reconcile(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     }
 
 
-def _heading(world: World, facts: list[str], block: str) -> tuple[str, str]:
+def _heading(world: Reader, facts: list[str], block: str) -> tuple[str, str]:
     """The title and gist a writer gives a lesson holding `facts` (or what its block shows)."""
     if facts:
         draft = world.lesson(facts, verbose=False)
@@ -238,7 +239,7 @@ def _heading(world: World, facts: list[str], block: str) -> tuple[str, str]:
     return title.strip() or "Notes", gist.strip() or "Notes on nothing in particular."
 
 
-def _relation(world: World, new: list[str], old: list[str]) -> tuple[str, str, str]:
+def _relation(world: Reader, new: list[str], old: list[str]) -> tuple[str, str, str]:
     """(relation, question, reason) between a new lesson's facts and an existing one's."""
     for a in new:
         for b in old:

@@ -27,10 +27,10 @@ from typing import Any
 from rose import tokens
 from rose.sim import parse
 from rose.sim.draws import Draws
-from rose.sim.world import CLAIM_KIND, World
+from rose.sim.reading import CLAIM_KIND, Reader
 
 
-def compress(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def compress(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     blocks = parse.lessons(prompt)
     _title, gist, body = parse.lesson_parts(blocks[0][1] if blocks else "")
     ratio = _ratio(parse.section(prompt, "budget"))
@@ -83,7 +83,7 @@ def _ratio(budget: str) -> float:
         return 0.75
 
 
-def _terse(world: World, sentence: str) -> str:
+def _terse(world: Reader, sentence: str) -> str:
     facts = world.facts_in(sentence)
     if len(facts) != 1:
         return sentence
@@ -91,7 +91,7 @@ def _terse(world: World, sentence: str) -> str:
     return terse if len(terse) < len(sentence) else sentence
 
 
-def _rationale(world: World, sentence: str) -> dict[str, str]:
+def _rationale(world: Reader, sentence: str) -> dict[str, str]:
     """What a terse rewrite of a verbose fact sentence cut: the reason or warning after the
     fact, as a sentence of its own that names its topic."""
     fact = world.facts[world.facts_in(sentence)[0]]
@@ -102,12 +102,12 @@ def _rationale(world: World, sentence: str) -> dict[str, str]:
 
 
 def _without(
-    world: World, kept: list[str], fact: str, dropped: list[str]
+    world: Reader, kept: list[str], fact: str, dropped: list[str]
 ) -> tuple[list[str], list[str]]:
     return [s for s in kept if fact not in world.facts_in(s)], [*dropped, fact]
 
 
-def merge(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def merge(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     """A shared parent: the children's principles and traps, and the details the evidence or
     the preserve hints carry, in terse form; the other details declared dropped, each held by
     the child stating it, and, as the compressor does, each child's filler and each
@@ -170,5 +170,5 @@ def _tokens(budget: str) -> float:
         return float("inf")
 
 
-def _cost(world: World, facts: list[str]) -> int:
+def _cost(world: Reader, facts: list[str]) -> int:
     return tokens.count(world.lesson(facts, verbose=False).body)

@@ -12,7 +12,8 @@ rank_repairs. Each reads only what its prompt shows, as a real model would.
   agent says it did the lesson's fact out of habit, ``irrelevant`` when none of the
   lesson's topics is named by the task or the digest, ``ignored`` otherwise; none when
   the digest is empty (nothing to tell from).
-- ``reflect`` reads the facts the user stated when steering (a user's words) for a lesson,
+- ``reflect`` reads the facts the user stated when steering (a user's words), and those the
+  agent says it found by looking (its own words, the discovery marker beside them), for a lesson,
   and says of each served lesson what ``assess`` would, quoting for a used one the sentences
   that state a fact the digest shows the agent acting on; how the work stands is the last
   outcome the agent reported, and a failure is the agent's own report of its symptoms.
@@ -40,10 +41,11 @@ from typing import Any
 
 from rose.sim import parse, prose, vocab
 from rose.sim.draws import Draws
-from rose.sim.markers import FACT, OUTCOME, USER, last, mark, strip
-from rose.sim.world import World
+from rose.sim.markers import DISCOVERY, FACT, OUTCOME, USER, last, mark, strip
+from rose.sim.reading import Reader
 
 STEER = mark(USER, "steer")
+FOUND = mark(DISCOVERY, "found")
 
 
 _CITED = re.compile(r"(?<![\w-])(n_[0-9a-f]{8,})(?![\w-])")
@@ -53,7 +55,7 @@ def _named(phrase: str, text: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(phrase.lower())}(?![\w-])", text.lower()) is not None
 
 
-def assess(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def assess(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     digest = parse.section(prompt, "digest")
     served = parse.lessons(parse.section(prompt, "served"))
     holds = {lid: set(world.facts_in(block)) for lid, block in served}
@@ -89,7 +91,7 @@ def assess(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     return {"outcome": outcome, "steered": steered, "reason": why, "lessons": lessons}
 
 
-def _evidence(world: World, digest: str, holds: dict[str, set[str]]) -> tuple[dict[str, str], int]:
+def _evidence(world: Reader, digest: str, holds: dict[str, set[str]]) -> tuple[dict[str, str], int]:
     """What the digest shows each served lesson doing, and how much the last attempt did."""
     evidence: dict[str, str] = {}
     told: set[str] = set()  # facts the user stated: what follows is the user's, not a lesson's
@@ -114,7 +116,7 @@ def _evidence(world: World, digest: str, holds: dict[str, set[str]]) -> tuple[di
     return evidence, acted_at_end
 
 
-def _habits(world: World, digest: str) -> set[str]:
+def _habits(world: Reader, digest: str) -> set[str]:
     """The facts the agent says it acted on out of habit: it knew them anyway."""
     return {
         f
@@ -124,15 +126,11 @@ def _habits(world: World, digest: str) -> set[str]:
     }
 
 
-def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def reflect(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     digest = parse.section(prompt, "digest")
-    taught = [
-        f
-        for line in digest.splitlines()
-        if STEER in line
-        for f in world.facts_in(line)
-        if not world.facts[f].known
-    ]
+    # what the user said when steering, and what the agent says it found by looking
+    taught = [f for line in digest.splitlines() if STEER in line or FOUND in line
+              for f in world.facts_in(line)]  # fmt: skip
     taught = list(dict.fromkeys(taught))
     uses, spans = _reflected_uses(world, prompt, digest, d)
     standing = _standing(digest, d)
@@ -150,7 +148,7 @@ def reflect(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     draft = world.lesson(taught, verbose=True, salt=int(d.unit("salt") * 1_000_000))
     return {
         "found": True,
-        "reason": f"the user had to supply {len(taught)} fact(s)",
+        "reason": f"{len(taught)} fact(s) the agent lacked, supplied by the user or found",
         "lesson": {
             "title": draft.title,
             "gist": draft.gist,
@@ -172,7 +170,7 @@ def _opening(prompt: str) -> str:
 
 
 def _rules(
-    world: World, task: str, taught: list[str], unused: set[str], d: Draws
+    world: Reader, task: str, taught: list[str], unused: set[str], d: Draws
 ) -> list[dict[str, str]]:
     """Where the knowledge was: the topics the user had to supply that the task never named
     (read them whenever the task touches its topic), and the topics whose chosen lessons
@@ -190,7 +188,7 @@ def _rules(
     ]
 
 
-def _unused_topics(world: World, prompt: str, uses: list[dict[str, Any]]) -> set[str]:
+def _unused_topics(world: Reader, prompt: str, uses: list[dict[str, Any]]) -> set[str]:
     """The topics of the served lessons the reflector found unused, less any topic a used
     lesson is about; none when recall served every lesson (nothing was chosen)."""
     if "chosen for this task" not in prompt:
@@ -216,7 +214,7 @@ def _standing(digest: str, d: Draws) -> dict[str, str]:
 
 
 def _reflected_uses(
-    world: World, prompt: str, digest: str, d: Draws
+    world: Reader, prompt: str, digest: str, d: Draws
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """What a reflector shown the served lessons says of them: used or not, by the same
     evidence as `assess`, and for each used one the sentence stating a fact it acted on."""
@@ -243,7 +241,7 @@ def _reflected_uses(
     return uses, spans
 
 
-def _features(world: World, text: str) -> tuple[set[str], set[str], set[str]]:
+def _features(world: Reader, text: str) -> tuple[set[str], set[str], set[str]]:
     """(topics, detail subjects, trap defaults) that `text` names in words."""
     plain = strip(text)
     subjects = {thing for thing, _ in vocab.THINGS if _named(thing, plain)}
@@ -251,7 +249,7 @@ def _features(world: World, text: str) -> tuple[set[str], set[str], set[str]]:
     return set(world.topics_in(plain)), subjects, defaults
 
 
-def _match(world: World, symptom: str, claim: str) -> float:
+def _match(world: Reader, symptom: str, claim: str) -> float:
     """How well `claim`'s absence explains `symptom`, judged from their words."""
     s_topics, s_subjects, s_defaults = _features(world, symptom)
     c_topics, c_subjects, c_defaults = _features(world, claim)
@@ -269,7 +267,7 @@ def _match(world: World, symptom: str, claim: str) -> float:
     return 0.35
 
 
-def _principle(world: World, claim: str, topics: set[str]) -> bool:
+def _principle(world: Reader, claim: str, topics: set[str]) -> bool:
     """`claim` states a way of going about one of `topics` (not a reason or an anecdote)."""
     return any(
         world.facts[f].kind == "principle" and world.facts[f].topic in topics
@@ -277,7 +275,7 @@ def _principle(world: World, claim: str, topics: set[str]) -> bool:
     )
 
 
-def rank_repairs(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def rank_repairs(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     symptoms = [
         s for s in parse.sentences(strip(parse.section(prompt, "failure"))) if prose.is_symptom(s)
     ]

@@ -13,6 +13,8 @@ Kinds, and what each stands for in words a real reader would have:
   detail's base id), beside the question's words.
 - ``o`` an outcome (``⟦o:ok⟧`` / ``⟦o:fail⟧``), beside the agent saying it is done or stuck.
 - ``u`` the user steering (``⟦u:steer⟧``), beside the user saying "that is not right".
+- ``d`` the agent's own discovery (``⟦d:found⟧``), beside the agent saying what it found
+  out by looking (a file it read, a command it ran), before the fact it found.
 - ``k`` a task (``⟦k:t3⟧``): the world's own bookkeeping, standing for nothing a reader
   could know. The simulated model never sees it (`rose.sim.backend` removes it before
   any call is answered); only the simulated agent, which is the world acting, looks a
@@ -35,6 +37,7 @@ QUESTION = "q"
 TASK = "k"
 OUTCOME = "o"
 USER = "u"
+DISCOVERY = "d"
 
 _MARKER = re.compile(OPEN + r"([a-z]):([^" + CLOSE + r"\s]*)" + CLOSE)
 

@@ -28,28 +28,28 @@ from typing import Any
 
 from rose.sim import parse
 from rose.sim.draws import Draws
-from rose.sim.world import World
+from rose.sim.reading import Reader
 
 
-def replay_probe(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def replay_probe(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     blocks = parse.lessons(prompt)
     lesson = blocks[0][1] if blocks else ""
     return _approach(world, prompt, world.facts_in(lesson), d)
 
 
-def counterfactual_probe(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def counterfactual_probe(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     shown = [f for _, block in parse.lessons(prompt) for f in world.facts_in(block)]
     return _approach(world, prompt, list(dict.fromkeys(shown)), d)
 
 
-def _reach(world: World, asked: set[str], facts: list[str]) -> set[str]:
+def _reach(world: Reader, asked: set[str], facts: list[str]) -> set[str]:
     """The topics the task names, and those the wording of `facts` on them names."""
     return asked | {
         t for f in facts if world.facts[f].topic in asked for t in world.facts[f].mentions
     }
 
 
-def _approach(world: World, prompt: str, facts: list[str], d: Draws) -> dict[str, Any]:
+def _approach(world: Reader, prompt: str, facts: list[str], d: Draws) -> dict[str, Any]:
     asked = set(world.topics_in(parse.section(prompt, "task")))
     reach = _reach(world, asked, facts)
     bearing = [f for f in facts if world.facts[f].topic in reach] or facts
@@ -63,7 +63,7 @@ def _approach(world: World, prompt: str, facts: list[str], d: Draws) -> dict[str
     return {"approach": f"From the lesson: {steps} The rest I would work out from the code."}
 
 
-def replay_judge(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def replay_judge(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     accepted = world.stated(parse.section(prompt, "accepted"))
     approach = set(world.stated(parse.section(prompt, "approach")))
     reference = parse.section(prompt, "reference")
@@ -87,7 +87,7 @@ def replay_judge(world: World, prompt: str, d: Draws) -> dict[str, Any]:
     return {"verdict": "pass" if passed else "fail", "reason": reason}
 
 
-def counterfactual(world: World, prompt: str, d: Draws) -> dict[str, Any]:
+def counterfactual(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     blocks = parse.lessons(prompt)
     held = world.facts_in(blocks[0][1]) if blocks else []
     reach = _reach(world, set(world.topics_in(parse.section(prompt, "task"))), held)
