@@ -1,75 +1,65 @@
 """What memory buys on the simulated world: task success against the tokens it costs, per arm.
 
-    python benchmarks/quality.py [--json] [--seeds 0,1,2] [--sessions N] [--noise P]
-                                 [--size default] [--arms none,flat,...] [--out DIR]
-                                 [--plot PATH]
+    python benchmarks/quality.py [--json] [--seeds 1,2] [--sessions N] [--arms a,b,...]
+                                 [--recurrence S] [--discovery P] [--distraction S]
+                                 [--noise P] [--size default] [--jobs N] [--out DIR]
+                                 [--plot PATH] [--write-table] [--publish RESULT]
+                                 [--check-table]
 
 Each seed draws a world (`rose.sim.World`) and a stream of --sessions tasks in it, and
 every arm works the same stream with the same simulated agent; only what is injected
-differs. The reference arms start from the world's own lessons (one verbose level-0 lesson
-per topic, as a person would write them, once every topic was learnt); ROSE starts from an
-empty store and mints its lessons from the sessions themselves. The arms:
+differs. How close the world is to real work is three numbers (`rose.sim.realism`, each
+0 for off, so the old world is `--recurrence 0 --discovery 0 --distraction 0`): how
+often kinds of task recur (a Zipf exponent), the chance the agent finds a missing fact
+itself after a failure, and how much a long block costs attention (NoLiMa's curve). The
+default arms, like for like with ROSE from an empty store:
 
 - ``none``: nothing is injected;
-- ``flat``: every level-0 lesson in full on every prompt (the one big instructions file);
-- ``topk``: the level-0 lessons the model judges relevant to the prompt (one `relevance`
-  call over all of them), in full, within `recall.max_pack_tokens`: filtering alone;
-- ``collapsed``: the same judgement over the lessons of every level at once, instead of
-  walking from the apexes (the same as topk while every lesson is level 0);
-- ``rose``: ROSE as it is, through its real hooks (`rose.host.drive`), from an empty store:
-  the prompt hook's recall, the session log, and at the session's end its transcript judged
-  (`assess`), its episode written, a reflection minting lessons, consolidation;
-- ``rose-jump``, ``rose-stepwise``: ROSE descending by `delta-jump` (a failed compressed
-  lesson gets the whole text of the lesson holding the detail it dropped) or `stepwise`
-  (the next lesson below, whatever the manifest says: the baseline) instead of
-  `delta-patch` (the dropped claims the judge finds likely to explain the failure);
-- ``rose-norules``: ROSE writing and following no selection rules (`routing.enabled:
-  false`), so that what rules change in selection is measured;
-- ``rose-seeded``: the same, starting from the world's lessons as the reference arms do
-  (``rose-seeded-norules`` without rules), so the walk selects from the first prompt;
-- ``rose-twopass``, ``rose-seeded-twopass``: ROSE (and ROSE seeded) asking the second
-  pass whenever the model decides (`recall.second_look: always`; by default it is asked
-  only of a store whose apexes outgrow one question, which these stores do not), so that
-  what it buys and costs (its calls, its tokens) is measured;
-- ``rose-noise10``, ``rose-noise20``: ROSE with 10 % / 20 % of the model's judgements
-  wrong (the agent and the world unchanged); rose-noise20 only when asked for;
-- ``rose-pull``: ROSE with its MCP server registered (the block says so) and the agent
-  given its tools, called in-process through the server's own door (`rose.loop.pull.call`):
-  after a failed check the agent may `recall` with the symptoms or `show` a compressed
-  lesson, and try again in the same turn (`rose.sim.pulling`), so that what pulling buys
-  and costs beside ``rose`` is measured (``rose-seeded-pull`` beside ``rose-seeded``: a
-  store that holds what the tasks need from the start); only when asked for.
+- ``ceiling``: on each prompt, exactly the needed facts among those taught or found in
+  earlier sessions (`rose.sim.arms.Ceiling`): the best any learner could do;
+- ``flat-learned``, ``topk-learned``: the level-0 lessons the ``rose`` arm's store held
+  before each session, served whole, or filtered by one `relevance` call within
+  `recall.max_pack_tokens` (no compression, no rules): ROSE's knowledge without its
+  machinery (asking for either runs ``rose``);
+- ``rose``: ROSE as it is, through its real hooks (`rose.host.drive`), from an empty store;
+  ``rose-norules`` the same writing and following no selection rules;
 
-Figures are the world's (`rose.sim.scoreboard`), after warm-up (the second half of each
-stream), pooled over the seeds: first-attempt task success, injected tokens per prompt
-(frame apart), recall (needed facts in the block), model calls per prompt on the prompt's
-path and per session in the background, simulated model tokens, the share of retries that
-held (the user only said "that is not right": what the host injected with the reply is all
-that changed), ``missed held`` the share of prompts whose block lacked a fact the task
-needed that held anyway (only a pull can do that), ``pulls/prompt`` and ``pulled
-tok/prompt`` the agent's calls to the memory's tools in its first attempt and the tokens it
-read from them, ``pull calls/prompt`` the model calls those answers cost, and the tasks an
-arm failed that `none` solved on the same stream; ``cf
-agree`` is how often counterfactual checks agreed with attribution
-(`rose.loop.counterfactual`). ``sel. precision`` and ``sel. recall`` are precision (served
-lessons used) and recall over the prompts where ROSE's walk chose among its lessons (the
-store outgrew the budget: where selection rules act), ``rules`` the selection rules
-written; below the table, rules over lessons as each store grew. A figure a stage cannot
-measure yet is null. Targets from
-ARCHITECTURE.md are printed beside ROSE's figures; a miss is reported, never an error.
-Under the table, ``timeouts`` counts the deadlines that passed in the ROSE arms
+and those handed the world's lessons (one verbose level-0 lesson per topic): ``flat``
+(all of them in full), ``topk`` (filtered), ``rose-seeded``; and ``rose-noise10``, ROSE
+with 10 % of the model's judgements wrong. On request: ``collapsed`` (topk's judgement
+over every level at once), ``rose-jump`` and ``rose-stepwise`` (descending by
+`delta-jump` or `stepwise` instead of `delta-patch`), ``rose-seeded-norules``,
+``rose-twopass`` and ``rose-seeded-twopass`` (`recall.second_look: always`),
+``rose-noise20``, ``rose-pull`` and ``rose-seeded-pull`` (the agent given the MCP
+server's tools: `rose.sim.pulling`).
+
+Every figure is the world's (`rose.sim.scoreboard`), over one window (the second half of
+each stream), pooled over the seeds: first-attempt success with its 95 % interval,
+injected tokens per prompt, recall, precision (lessons acted on over lessons in the
+block) and selection precision (the same where ROSE's walk chose), success on bridge
+tasks, model calls per prompt and per session, the share of retries that held, and each
+failed first attempt under one cause (`rose.sim.causes`; for ROSE, its recall asked again
+with and without rules: `_selection.py`). ARCHITECTURE.md's targets are printed beside
+the figures with paired 95 % intervals (`_targets.py`); a miss is reported, never an
+error. Under the table, ``timeouts`` counts the deadlines that passed in the ROSE arms
 (`rose.host.drive.timeouts`): a seeded run gives the same figures run to run when it says
-none, whatever the machine's load.
-Results are written to --out (default benchmarks/results/) as JSON with the parameters
-and the commit, and beside it a PNG of tokens per prompt and success over the stream, one
-line per arm (`_plot.py`; needs matplotlib, `pip install 'rose-memory[bench]'`, else one
-line says so). `--plot PATH` puts the PNG there instead; `--out ''` writes no JSON, and
-no PNG unless `--plot` asks for one.
+none, whatever the machine's load. Seeds run in parallel processes (`--jobs`).
+
+The standing run is the default size (`STANDING`); `--write-table` writes its table into
+README.md and benchmarks/README.md, stamped with a fingerprint of the files that decide
+its figures (`_table.py`), `--publish RESULT` does so for a saved result, and
+`--check-table` says whether the published table is current. Results are written to
+--out (default benchmarks/results/) as JSON with the parameters and the commit, and
+beside it a PNG of tokens per prompt and success over the stream, one line per arm
+(`_plot.py`; needs matplotlib, `pip install 'rose-memory[bench]'`, else one line says
+so). `--plot PATH` puts the PNG there instead; `--out ''` writes no JSON, and no PNG
+unless `--plot` asks for one.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import multiprocessing
@@ -98,6 +88,7 @@ from rose.model.registry import simulated_model
 from rose.sim import SimulatedBackend, World, scoreboard
 from rose.sim.arms import Ceiling, NoMemory
 from rose.sim.causes import Selection
+from rose.sim.realism import Realism
 from rose.store import view as recall_view
 from rose.store.facade import Store
 
@@ -244,10 +235,17 @@ Ran = tuple[list[scoreboard.Record], dict[str, Any]]  # an arm's records, its ha
 
 
 def run_seed(
-    seed: int, arms: list[str], *, sessions: int, noise: float, size: str, work: Path
+    seed: int,
+    arms: list[str],
+    *,
+    sessions: int,
+    noise: float,
+    size: str,
+    work: Path,
+    world_is: Realism,
 ) -> dict[str, Ran]:
     """Every arm on seed `seed`'s world and stream: (records, the harness's figures) each."""
-    one = Seed(seed, sessions=sessions, noise=noise, size=size, work=work)
+    one = Seed(seed, sessions=sessions, noise=noise, size=size, work=work, world_is=world_is)
     out: dict[str, Ran] = {}
     if "none" in arms:
         out["none"] = (one.play(NoMemory()), {**ABSENT, "lessons": 0})
@@ -269,14 +267,11 @@ ABSENT = dict.fromkeys(["apexes", "max_level", "episodes", *STAGE_FIGURES])
 class Seed:
     """One seed's world and stream, and how each kind of arm is run on it."""
 
-    def __init__(self, seed: int, *, sessions: int, noise: float, size: str, work: Path):
-        self.seed, self.sessions, self.noise, self.size, self.work = (
-            seed,
-            sessions,
-            noise,
-            size,
-            work,
-        )
+    def __init__(
+        self, seed: int, *, sessions: int, noise: float, size: str, work: Path, world_is: Realism
+    ):
+        self.seed, self.sessions, self.noise, self.size = seed, sessions, noise, size
+        self.work, self.world_is = work, world_is
         self.world = World.generate(seed, size=size)
         self.lessons = scoreboard.seed_lessons(self.world)
         self.given = {f for d in self.world.lessons() for f in d.facts}  # a seeded arm's start
@@ -284,7 +279,12 @@ class Seed:
     def play(self, host: Any, taught: Collection[str] = ()) -> list[scoreboard.Record]:
         began = time.perf_counter()
         records = scoreboard.run(
-            self.world, host, sessions=self.sessions, seed=self.seed, taught=taught
+            self.world,
+            host,
+            sessions=self.sessions,
+            seed=self.seed,
+            taught=taught,
+            world_is=self.world_is,
         )
         window = scoreboard.measured(records)
         _say(
@@ -620,6 +620,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sessions", type=int, default=STANDING["sessions"], help="sessions per seed")
     ap.add_argument("--noise", type=float, default=0.0, help="judge noise of the judged arms")
     ap.add_argument("--size", default="default", help="world size: small, default, large")
+    real = Realism()
+    ap.add_argument(
+        "--recurrence", type=float, default=real.recurrence,
+        help="Zipf exponent of how often each kind of task recurs (0: uniform)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--discovery", type=float, default=real.discovery,
+        help="chance the agent finds a missing fact itself after a failure (0: never)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--distraction", type=float, default=real.distraction,
+        help="scale of the attention a long block costs (1: NoLiMa's curve; 0: free)",
+    )  # fmt: skip
     ap.add_argument("--arms", default=",".join(ARMS), help=f"of {', '.join(ARMS + OPTIONAL)}")
     ap.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="seeds run at once (processes)"
@@ -647,6 +660,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.publish:
         return _publish(json.loads(Path(args.publish).read_text(encoding="utf-8")))
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    try:
+        world_is = Realism(args.recurrence, args.discovery, args.distraction)
+    except ValueError as exc:
+        ap.error(str(exc))
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     unknown = sorted(set(arms) - set(ARMS + OPTIONAL))
     if unknown or not seeds or args.sessions < 1 or not 0 <= args.noise <= 1:
@@ -661,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"seeds {', '.join(map(str, seeds))}: {', '.join(arms)}")
         run = functools.partial(
             run_seed, arms=arms, sessions=args.sessions, noise=args.noise, size=args.size,
-            work=work,
+            work=work, world_is=world_is,
         )  # fmt: skip
         if min(args.jobs, len(seeds)) > 1:  # each seed is a world and stores of its own
             spawn = multiprocessing.get_context("spawn")
@@ -682,6 +699,7 @@ def main(argv: list[str] | None = None) -> int:
             "measured_from": args.sessions // 2 + 1,
             "noise": args.noise,
             "size": args.size,
+            **dataclasses.asdict(world_is),  # recurrence, discovery, distraction
             "arms": arms,
             "not_built": not_built(),
             "commit": _git("rev-parse", "HEAD") or None,

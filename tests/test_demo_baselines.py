@@ -24,6 +24,7 @@ from rose.cli.demo_cmds import ARMS, _stages, share
 from rose.host.drive import DOES, STAGES, framed, not_built
 from rose.sim import World, scoreboard
 from rose.sim.arms import Ceiling, NoMemory
+from rose.sim.realism import Realism
 
 pytestmark = pytest.mark.graph
 
@@ -38,7 +39,7 @@ def _expected(arm: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """What the scoreboard itself says of a reference arm on the demo's stream."""
     world = World.generate(SEED)
     host = NoMemory() if arm == "none" else Ceiling(world, framed)
-    records = scoreboard.run(world, host, sessions=SESSIONS, seed=SEED)
+    records = scoreboard.run(world, host, sessions=SESSIONS, seed=SEED, world_is=Realism())
     return scoreboard.pooled([records]), scoreboard.over_time(records)
 
 

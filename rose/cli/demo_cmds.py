@@ -74,7 +74,9 @@ def demo(
     from rose.host.drive import HookHost
     from rose.model.registry import simulated_model
     from rose.sim import World, scoreboard
+    from rose.sim.realism import Realism
 
+    real = Realism()  # the world as close to real work as the quality benchmark's
     folder = _folder(where)
     world = World.generate(seed)
     model = simulated_model(seed=seed, noise=noise)
@@ -83,7 +85,9 @@ def demo(
             length=sessions, label="sessions", file=sys.stderr, hidden=not sys.stderr.isatty()
         )
         with bar:
-            records = scoreboard.run(world, host, sessions=sessions, seed=seed, progress=bar.update)
+            records = scoreboard.run(
+                world, host, sessions=sessions, seed=seed, progress=bar.update, world_is=real
+            )
         figures = scoreboard.metrics([records], host.metrics())
     if figures["hook_errors"]:
         raise RoseError(
@@ -102,7 +106,8 @@ def demo(
     if as_json:
         emit_json(figures)
         return
-    prompt = scoreboard.plain_prompt(scoreboard.stream(world, sessions, seed)[-1])
+    last = scoreboard.stream(world, sessions, seed, real.recurrence)[-1]
+    prompt = scoreboard.plain_prompt(last)
     typer.echo(_report(figures, world=world, seed=seed, noise=noise, prompt=prompt))
 
 
@@ -125,11 +130,12 @@ def baselines(world: Any, *, sessions: int, seed: int) -> dict[str, dict[str, An
     from rose.host.drive import framed
     from rose.sim import scoreboard
     from rose.sim.arms import Ceiling, NoMemory
+    from rose.sim.realism import Realism
 
     arms = {"none": NoMemory(), "ceiling": Ceiling(world, framed)}
     out: dict[str, dict[str, Any]] = {}
     for name, arm in arms.items():
-        records = scoreboard.run(world, arm, sessions=sessions, seed=seed)
+        records = scoreboard.run(world, arm, sessions=sessions, seed=seed, world_is=Realism())
         out[name] = {**scoreboard.pooled([records]), "over_time": scoreboard.over_time(records)}
     return out
 

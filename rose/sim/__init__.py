@@ -3,12 +3,16 @@
 The machines ROSE is built on have no model, so the loop runs against this world in
 tests, the demo and the benchmarks. Nothing outside this package may read its markers.
 
+How close the world is to real work is `rose.sim.realism`: how often kinds of task recur,
+how often the agent finds a missing fact itself, how much a long block costs attention.
+
 The world is an adversary, not an accomplice. The simulated model answers each call from
-the words its prompt shows (what each call may read is in its module's docstring:
-`choose`, `learn`, `replay`, `compress`) and never from the task's true needs, which it is
-not shown; the simulated agent acts from a context window, attends less to what it was
-shown long ago, takes the stale side of an unsurfaced conflict half the time, and reports
-failures as symptoms in words, successes as a summary that leaves things out.
+the words its prompt shows, through `reading.Reader`, which holds nothing words hide (what
+each call may read is in its module's docstring: `choose`, `learn`, `replay`,
+`compress`), and never from the task's true needs, which it is not shown; the simulated
+agent acts from a context window, attends less to what it was shown long ago, takes the
+stale side of an unsurfaced conflict half the time, and reports failures as symptoms in
+words, successes as a summary that leaves things out.
 
 What it does not model:
 
@@ -16,15 +20,17 @@ What it does not model:
   (whole-word topic names, fact markers beside the words that state them): there are no
   synonyms, paraphrases, typos, or lessons about two things that share a name.
 - Code and tools. A task succeeds exactly when every fact it needs was acted on rightly;
-  there is no partial credit within a fact, no environment to explore, no test to run,
-  and no way to recover a missing fact except a lesson (injected, or pulled by the agent
-  after a failed check: `pulling`) or the user's correction (a surfaced conflict is
-  settled by "checking", which always finds the truth).
+  there is no partial credit within a fact and no environment to explore: a missing fact
+  comes from a lesson (injected, or pulled by the agent after a failed check: `pulling`),
+  the user's correction, or, with `realism.discovery`, the agent finding it by itself
+  after a failure, a draw per session and fact rather than a search (a surfaced conflict
+  is settled by "checking", which always finds the truth).
 - Facts beyond the three kinds, and tasks beyond needing a set of facts: no ordering of
   steps, no facts that interact, no knowledge that is wrong only in some contexts.
 - Attention within a lesson: the agent attends to a lesson whole or not at all, by its
-  age alone; a long block is as easy to read as a short one, and position in the block
-  does not matter.
+  age; with `realism.distraction` each needed fact it was given is then acted on with a
+  chance that falls with the unrelated tokens around it (NoLiMa's curve), wherever in the
+  block it sits: position does not matter.
 - Users beyond steering: the user states exactly what was missing, once, and is right.
 - Model cost and latency are projected (`backend.simulated_usage`), never measured.
 """

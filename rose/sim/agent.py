@@ -35,10 +35,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rose.sim import parse, prose
+from rose import tokens
+from rose.sim import parse, prose, realism
 from rose.sim.draws import Draws
 from rose.sim.generate import value
-from rose.sim.markers import OUTCOME, QUESTION, USER, find, mark
+from rose.sim.markers import DISCOVERY, OUTCOME, QUESTION, USER, find, mark
 from rose.sim.vocab import THINGS
 from rose.sim.world import Fact, Task, World
 
@@ -46,6 +47,7 @@ CITE = 0.5  # how often the agent cites a lesson it acted on
 KEEP_REASONING = 0.3  # how much uncited reasoning a background digest keeps
 SUMMARY_HOW = 0.5  # how often a summary of finished work mentions a principle it followed
 STEER = mark(USER, "steer")
+FOUND = mark(DISCOVERY, "found")  # the agent saying what it found out by looking
 EXPLAINS = 0.5  # how often a user who sees a failure says what was missing
 RERUN = 0.5  # how often a failed attempt runs its checks a second time before it reports
 
@@ -94,6 +96,7 @@ class Session:
     transcript: str = ""  # the whole session, what a forked reflector sees
     retried: bool = False  # the user's first reply said only that it was not right
     attempts: int = 1  # the agent's attempts at the work, the first included
+    discovered: tuple[str, ...] = ()  # facts it found by itself after its first attempt failed
 
 
 @dataclass
@@ -116,6 +119,7 @@ class _Work:
     failed: list[tuple[str, str]] = field(default_factory=list)  # (need, wrong value or "")
     used: list[str] = field(default_factory=list)
     lines: list[tuple[str, str]] = field(default_factory=list)
+    lost: set[str] = field(default_factory=set)  # needed facts lost among unrelated context
 
     def act(self, fact_id: str) -> None:
         lid = self.have.get(fact_id, "")
@@ -134,15 +138,26 @@ def turns_of(context: Context) -> tuple[Turn, ...]:
 
 class Agent:
     def __init__(
-        self, world: World, *, seed: int = 0, decay: float = 0.05, explains: float = EXPLAINS
+        self,
+        world: World,
+        *,
+        seed: int = 0,
+        decay: float = 0.05,
+        explains: float = EXPLAINS,
+        discovery: float = 0.0,
+        distraction: float = 0.0,
     ):
-        for name, v in (("decay", decay), ("explains", explains)):
+        for name, v in (("decay", decay), ("explains", explains), ("discovery", discovery)):
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, not {v}")
+        if distraction < 0:
+            raise ValueError(f"distraction must be at least 0, not {distraction}")
         self.world = world
         self.seed = seed
         self.decay = decay
         self.explains = explains  # how often the user, replying to a failure, says what was missing
+        self.discovery = discovery  # the chance it finds a missing fact itself after a failure
+        self.distraction = distraction  # how fast unrelated context costs it attention
 
     def attention(self, age: int) -> float:
         """The chance the agent attends to a lesson `age` turns old."""
@@ -194,10 +209,13 @@ class Agent:
         for s in sources:
             for f in self.world.facts_in(s.text):
                 work.have.setdefault(f, s.lesson)
-            if STEER in s.text:
+            if STEER in s.text or FOUND in s.text:  # just said, or just found: what holds
                 work.told |= set(self.world.facts_in(s.text))
             work.asked |= set(find(s.text, QUESTION))
         work.cited = {lid for lid in set(work.have.values()) if lid and d.unit("cite", lid) < CITE}
+        if self.distraction:
+            keep = realism.retention(self._unrelated(task, turns, pulled), self.distraction)
+            work.lost = {f for f in task.needs if d.unit("distract", f) >= keep}
         for need in task.needs:
             self._do(need, work, d)
         w = self.world
@@ -224,6 +242,18 @@ class Agent:
             tuple(work.lines),
         )
 
+    def _unrelated(self, task: Task, turns: Sequence[Turn], pulled: Sequence[Turn]) -> int:
+        """The tokens of context around the task's facts: all of it but the sentences that
+        state one of them (`realism.retention` turns this into a chance to act on a fact)."""
+        text = "\n".join(t.text for t in (*turns, *pulled))
+        needed = set(task.needs)
+        related = sum(
+            tokens.count(sentence)
+            for sentence in parse.sentences(text)
+            if needed & set(self.world.facts_in(sentence))
+        )
+        return max(0, tokens.count(text) - related)
+
     def _do(self, need: str, work: _Work, d: Draws) -> None:
         """Act on `need` as well as the context allows."""
         fact = self.world.facts[need]
@@ -231,7 +261,9 @@ class Agent:
             work.applied.append(need)
             work.lines.append(("reason", prose.habit(fact)))
             return
-        variants = [v for v in work.have if self.world.facts[v].base == fact.base]
+        # lost among unrelated context, it reads as if it had never been given
+        have = [v for v in work.have if v not in work.lost or v in work.told]
+        variants = [v for v in have if self.world.facts[v].base == fact.base]
         stale = [v for v in variants if v != need]
         if not variants:
             guess = self._guess(fact, d)
@@ -243,7 +275,7 @@ class Agent:
         if stale and need not in work.told:
             if fact.base in work.asked:
                 work.lines.append(("reason", prose.checking(fact)))
-            elif need not in work.have or d.unit("variant", fact.base) >= 0.5:
+            elif need not in have or d.unit("variant", fact.base) >= 0.5:
                 work.failed.append((need, self.world.facts[stale[0]].value))
                 work.act(stale[0])
                 return
@@ -267,6 +299,7 @@ class Agent:
         steer: bool = True,
         follow_up: FollowUp | None = None,
         tools: Tools | None = None,
+        key: str = "",
     ) -> Session:
         """One session on `task`: an attempt and, if it fails and `steer`, the user's replies.
 
@@ -295,6 +328,13 @@ class Agent:
         record: list[tuple[str, str]] = [("user", f"User: {task.prompt}"), *_lines(first)]
         record.append(("final", f"Agent: {first.text}"))
         final, retried = first, False
+        found = self._discover(first, key or task.id)
+        if found:  # it looks for what it lacked, and tries again, before the user says a word
+            for fact in found:
+                record += prose.discovered(self.world.facts[fact])
+            turns = (*turns, Turn("\n".join(line for kind, line in record if kind == "found")))
+            final = attempt()
+            record.extend([*_lines(final), ("final", f"Agent: {final.text}")])
 
         def reply(words: str) -> Outcome:
             nonlocal turns
@@ -305,7 +345,7 @@ class Agent:
             record.extend([*_lines(outcome), ("final", f"Agent: {outcome.text}")])
             return outcome
 
-        if not first.ok and steer:
+        if not final.ok and steer:
             if Draws(self.seed, "user", task.id).unit("explains") >= self.explains:
                 retried = True
                 final = reply(f"{STEER} That is not right. It still fails; please try again.")
@@ -318,8 +358,20 @@ class Agent:
             for i, (kind, line) in enumerate(record)
             if kind != "reason" or d.unit("keep", i) < KEEP_REASONING
         )
-        attempts = 1 + sum(kind == "user" for kind, _ in record[1:])
-        return Session(task, first, final, attempts > 1, digest, transcript, retried, attempts)
+        replies = sum(kind == "user" for kind, _ in record[1:])
+        attempts = 1 + replies + bool(found)
+        return Session(
+            task, first, final, replies > 0, digest, transcript, retried, attempts, found
+        )
+
+    def _discover(self, attempt: Outcome, key: str) -> tuple[str, ...]:
+        """The facts a failed `attempt` lacked that the agent finds by itself: each with the
+        chance `discovery`, drawn per session (`key`) and fact, so that every arm working the
+        same session finds the same ones."""
+        if attempt.ok or not self.discovery:
+            return ()
+        d = Draws(self.seed, "discover", key)
+        return tuple(f for f in attempt.missing if d.unit(f) < self.discovery)
 
 
 def correction(world: World, missing: Sequence[str]) -> str:

@@ -18,12 +18,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rose.sim import parse
-from rose.sim.agent import STEER, Outcome
+from rose.sim.agent import FOUND, STEER, Outcome
 from rose.sim.world import Task, World
 
 #: The causes, in the order the first that applies is taken.
 CAUSES = (
-    "never_taught",  # no earlier session (nor the seed) taught the fact: no learner had it
+    "never_taught",  # no earlier session (nor the seed) taught or found it: no learner had it
     "not_stored",  # taught, and no lesson the arm could serve holds it
     "not_recalled_relevance",  # a servable lesson held it; the judgement passed it over
     "not_recalled_rule",  # ... a selection rule turned the judgement away from it
@@ -65,10 +65,13 @@ class Selection:
 
 
 def taught(world: World, transcript: str) -> set[str]:
-    """The facts the user stated in a session: what a correction taught."""
+    """The facts a session taught: what the user stated in a correction, and what the agent
+    says it found by looking (a learner could have kept either)."""
     out: set[str] = set()
     for line in transcript.splitlines():
-        if line.startswith("User: ") and STEER in line:
+        if (line.startswith("User: ") and STEER in line) or (
+            line.startswith("Agent: ") and FOUND in line
+        ):
             out.update(world.facts_in(line))
     return out
 

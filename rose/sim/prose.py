@@ -34,6 +34,23 @@ def acted(fact: Fact, *, value: str = "", marker: bool = True) -> tuple[str, boo
     return f"Agent: For {fact.topic}, I will {_doing(fact)}{m}.", False
 
 
+def discovered(fact: Fact) -> list[tuple[str, str]]:
+    """The transcript of finding `fact` by looking: the command (what it read, and what
+    that showed), then the agent's conclusion, the fact in its words."""
+    from rose.sim.agent import FOUND
+    from rose.sim.markers import strip
+
+    where = (
+        f"read the {fact.topic} {fact.subject} setting in the repository"
+        if fact.kind == "detail"
+        else f"read the {fact.topic} code and its history"
+    )
+    return [
+        ("tool", f"Tool: {where} (output: {strip(fact.text)})"),
+        ("found", f"Agent: {FOUND} Found it by looking: {fact.text}"),
+    ]
+
+
 def habit(fact: Fact) -> str:
     """The reasoning line of acting on a fact the agent knew anyway."""
     return f"Agent: For {fact.topic}, I {_doing(fact)}, {vocab.HABIT} {fact.marker}."

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from rose import tokens
-from rose.sim import causes, parse
+from rose.sim import causes, parse, realism
 from rose.sim.agent import Agent, Outcome, Session
 from rose.sim.markers import strip
 from rose.sim.transcript import claude_code
@@ -132,15 +132,22 @@ class Record:
     served: int = 0  # lessons the block held (in any form)
     used: int = 0  # of those, the ones the first attempt acted on
     cause: str = ""  # why the first attempt failed (`rose.sim.causes`); "" when it held
+    discovered: int = 0  # facts the agent found by itself after its first attempt failed
 
 
 _NONE = Outcome(False, "", (), ())  # the outcome of a session not yet over
 
 
-def stream(world: World, sessions: int, seed: int) -> list[Task]:
-    """The seeded order tasks arrive in: drawn with replacement, so work recurs."""
+def stream(world: World, sessions: int, seed: int, recurrence: float = 0.0) -> list[Task]:
+    """The seeded order tasks arrive in: drawn with replacement, so work recurs; with
+    `recurrence`, from a Zipf distribution over a seeded ranking of the tasks
+    (`rose.sim.realism`), else uniformly."""
     rng = random.Random(f"stream:{seed}")
-    return [rng.choice(world.tasks) for _ in range(sessions)]
+    if not recurrence:
+        return [rng.choice(world.tasks) for _ in range(sessions)]
+    ranked = random.Random(f"ranks:{seed}").sample(world.tasks, len(world.tasks))
+    weights = realism.zipf_weights(len(ranked), recurrence)
+    return rng.choices(ranked, weights=weights, k=sessions)
 
 
 def seed_lessons(world: World) -> list[dict[str, str]]:
@@ -194,6 +201,7 @@ def run(
     decay: float = 0.05,
     progress: Callable[[int], None] | None = None,
     taught: Iterable[str] = (),
+    world_is: realism.Realism = realism.OFF,
 ) -> list[Record]:
     """Work `sessions` tasks of the seeded stream through `host`; one record a session.
 
@@ -201,15 +209,23 @@ def run(
     user stated in it. A host with ``brief(task, taught)`` (the ceiling: an oracle) is told
     the task and what was taught before it ahead of the prompt; a host with
     ``explain(session, prompt, block)`` says what it held and how it chose
-    (`rose.sim.causes.Selection`) for each prompt whose first attempt fails.
+    (`rose.sim.causes.Selection`) for each prompt whose first attempt fails. `world_is`:
+    how close the world is to real work (`rose.sim.realism`; the default is the old world,
+    the benchmark and the demo pass `Realism()`).
     """
-    agent = Agent(world, seed=seed, decay=decay)
+    agent = Agent(
+        world,
+        seed=seed,
+        decay=decay,
+        discovery=world_is.discovery,
+        distraction=world_is.distraction,
+    )
     known = world.known
     learnt = set(taught)
     brief = getattr(host, "brief", None)
     explain = getattr(host, "explain", None)
     out: list[Record] = []
-    for i, task in enumerate(stream(world, sessions, seed)):
+    for i, task in enumerate(stream(world, sessions, seed, world_is.recurrence)):
         sid = f"sim-{seed}-{i:04d}"
         cwd = f"/work/{world.seed}"
         if brief is not None:
@@ -223,7 +239,7 @@ def run(
         selection = None  # asked before the session: its hooks may change the store
         if explain is not None and (tools is not None or not agent.solve(task, block).ok):
             selection = explain(sid, plain_prompt(task), block)
-        session = agent.session(task, block, follow_up=later, tools=tools)
+        session = agent.session(task, block, follow_up=later, tools=tools, key=sid)
         cause = causes.of_attempt(world, task, session.first, block, learnt, selection)
         learnt |= causes.taught(world, session.transcript)
         in_block = causes.lessons_in(block)
@@ -258,6 +274,7 @@ def run(
                 served=len(in_block),
                 used=sum(1 for lid in session.first.used if lid in in_block),
                 cause=cause,
+                discovered=len(session.discovered),
             )
         )
         if progress is not None:
@@ -345,6 +362,7 @@ def pooled(runs: Sequence[Sequence[Record]]) -> dict[str, Any]:
         "bridge_success_rate": _mean([float(r.ok) for r in bridges]),
         "bridge_attempts": len(bridges),
         "failures_by_cause": causes.counts([r.cause for r in after if not r.ok]),
+        "discovered_per_session": _mean([r.discovered for r in after]),
         "steered_rate": _mean([float(r.steered) for r in after]),
         "retry_success_rate": _mean([float(r.rescued) for r in after if r.retried]),
         "tokens_per_prompt": _mean([r.tokens for r in after]),

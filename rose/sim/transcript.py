@@ -25,19 +25,24 @@ CLAUDE_VERSION = "2.1.90"
 CODEX_VERSION = "0.128.0"
 RESULT = "done"  # what every simulated command that worked prints
 FAILED = " (failed: "  # in the record, after a command whose result was an error
+OUTPUT = " (output: "  # in the record, after a command that printed something worth reading
 _START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
 
 def steps(session: Session) -> Iterator[tuple[str, str]]:
-    """The session's record as (kind, text): "user", "agent", "tool" or "failed" (a tool
+    """The session's record as (kind, text): "user", "agent", "tool", "failed" (a tool
     call whose result was an error, "Tool: command (failed: error)" in the record, as
-    "command<TAB>error"), in order."""
+    "command<TAB>error") or "output" (one that printed, "Tool: command (output: text)", as
+    "command<TAB>text"), in order."""
     for line in session.transcript.splitlines():
         head, sep, text = line.partition(": ")
         if sep and head in ("User", "Agent", "Tool"):
             command, failed, error = text.partition(FAILED)
+            shown, printed, output = text.partition(OUTPUT)
             if head == "Tool" and failed and error.endswith(")"):
                 yield "failed", f"{command}\t{error[:-1]}"
+            elif head == "Tool" and printed and output.endswith(")"):
+                yield "output", f"{shown}\t{output[:-1]}"
             else:
                 yield head.lower(), drop(text, TASK) if head == "User" else text
 
@@ -109,14 +114,15 @@ def claude_code(session: Session, *, session_id: str, cwd: str) -> str:
             call = "toolu_" + clock.id("tool").replace("-", "")[:24]
             use = {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": command}}
             asked = record("assistant", said([use]), requestId="req_sim")
-            shown = f"Error: Exit code 1\n{error}" if failed else RESULT
+            printed = error if kind == "output" else RESULT
+            shown = f"Error: Exit code 1\n{error}" if failed else printed
             result = {"tool_use_id": call, "type": "tool_result", "content": shown}
             record(
                 "user",
                 {"role": "user", "content": [{**result, "is_error": failed}]},
                 toolUseResult=f"Error: Exit code 1\n{error}"
                 if failed
-                else {"stdout": RESULT, "stderr": "", "interrupted": False},
+                else {"stdout": printed, "stderr": "", "interrupted": False},
                 sourceToolAssistantUUID=asked,
             )
     return "\n".join(out) + "\n" if out else ""
@@ -161,7 +167,7 @@ def codex(session: Session, *, session_id: str, cwd: str) -> str:
             record("response_item", _message("assistant", text))
         else:
             command, _, error = text.partition("\t")
-            code, shown = (1, error) if kind == "failed" else (0, RESULT)
+            code, shown = (1, error) if kind == "failed" else (0, error or RESULT)
             call = "call_" + clock.id("call").replace("-", "")[:24]
             args = json.dumps({"cmd": command, "workdir": cwd}, ensure_ascii=False)
             record("response_item", _call(call, args))
