@@ -467,6 +467,7 @@ def _fmt(key: str, value: Any) -> str:
         "retry_success_rate",
         "counterfactual_agreement",
         "missed_success_rate",
+        "bridge_success_rate",
     ):
         return f"{value:.1%}"
     if key in (
