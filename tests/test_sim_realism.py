@@ -7,7 +7,9 @@ working the same session, shown in the transcript as a command, its output and i
 conclusion, which a reflection learns and the ceiling counts as taught; with distraction
 the chance to act on a given fact falls with the unrelated tokens around it on NoLiMa's
 curve, and 0 leaves every attempt as it was. Turning one property on changes no draw of
-another: first attempts with no memory are the same with discovery on and off.
+another: first attempts with no memory are the same with discovery on and off. And the
+default world's corrections often state facts of several subjects at once (two-topic and
+bridge tasks), which a reflection must not blur into one lesson.
 """
 
 from __future__ import annotations
@@ -133,3 +135,17 @@ def test_the_ceiling_counts_what_was_found_as_taught(world: World):
     told = scoreboard.run(world, Ceiling(world, framed), sessions=40, seed=3, world_is=off)
     assert sum(r.ok for r in found) >= sum(r.ok for r in told)
     assert all(r.cause in ("", "never_taught") for r in found)
+
+
+def test_a_correction_often_states_facts_of_several_subjects():
+    world = World.generate(1)  # the default world: two-topic tasks and bridge tasks
+    several = sum(
+        len({world.facts[f].topic for f in task.needs if f not in world.known}) > 1
+        for task in world.tasks
+    )
+    assert several >= len(world.tasks) * 0.4
+    agent = Agent(world, seed=1, explains=1.0)
+    task = next(t for t in world.tasks if t.hidden)
+    session = agent.session(task, "")
+    (said,) = [line for line in session.transcript.splitlines() if "That is not right" in line]
+    assert len({world.facts[f].topic for f in world.facts_in(said)}) > 1
