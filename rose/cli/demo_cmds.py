@@ -30,8 +30,8 @@ ARMS: dict[str, tuple[str, str]] = {
     "rose": ("ROSE", "learning from an empty store, through its real hooks."),
     "ceiling": (
         "ceiling",
-        "every fact the task needs that a user had taught before this session, and nothing "
-        "else: no learner can do better on this stream.",
+        "every fact the task needs that a user taught, or the agent found, before this "
+        "session, and nothing else: no learner can do better on this stream.",
     ),
 }
 
@@ -61,12 +61,14 @@ def demo(
 
     A store is made, empty, in a folder of its own. Each session, the prompt hook recalls
     lessons for a task with the simulated model, a simulated agent works the task from what
-    was injected (the user corrects it when it fails), and at the session's end its
-    transcript is judged, its episode written, and a reflection mints what the user had to
-    teach, reconciled with what the store knows. The world, which knows what each task
+    was injected (after a failure it may find a missing fact itself; the user corrects
+    it), and at the session's end its transcript is judged, its episode written, and a
+    reflection mints what the user taught or the agent found, reconciled with what the
+    store knows. The world is the quality benchmark's: tasks recur, a long block costs
+    attention. The world, which knows what each task
     needed, scores the work; the store is left in place for `rose tree`, `rose trace` and
     `rose query`. The same stream is also worked with no memory and by the ceiling (every
-    needed fact taught before the session, served): ROSE is shown between the two, after
+    needed fact taught or found before the session, served): ROSE is shown between the two, after
     warm-up and over the sessions. With --json, stages not built yet give null and
     "baselines" holds the two references' figures.
     """
