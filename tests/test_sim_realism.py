@@ -149,3 +149,54 @@ def test_a_correction_often_states_facts_of_several_subjects():
     session = agent.session(task, "")
     (said,) = [line for line in session.transcript.splitlines() if "That is not right" in line]
     assert len({world.facts[f].topic for f in world.facts_in(said)}) > 1
+
+
+def test_a_found_fact_credits_no_served_lesson(world: World):
+    agent = Agent(world, seed=1, discovery=1.0, explains=1.0)
+    task = next(t for t in world.tasks if len(t.needs) >= 2)
+    session = agent.session(task, "", key="k")
+    found = session.discovered[0]
+    held = examples.lesson(world, "n_holder", [found])  # served, but never read
+    context = {"prompt": task.prompt, "digest": session.digest, "served": [held]}
+    answer = SimulatedBackend(world, seed=1).complete(
+        "assess", render("assess", context), {}, timeout_s=1
+    )
+    (verdict,) = answer.data["lessons"]
+    assert verdict["used"] is False  # the agent's own finding, not the lesson's
+
+
+def test_the_attempt_after_a_discovery_keeps_what_the_first_applied(world: World):
+    lessons = world.lessons()
+    kept = checked = 0
+    for i, task in enumerate(world.tasks[:40]):
+        need = [f for f in task.needs if f not in world.known]
+        if len(need) < 2:
+            continue
+        others = [d for d in lessons if not set(d.facts) & set(task.needs)][:12]
+        block = "\n\n".join([world.lesson(need[1:]).body, *(d.body for d in others)])
+        agent = Agent(world, seed=i, discovery=1.0, distraction=1.0)
+        session = agent.session(task, block, steer=False, key=f"s{i}")
+        if session.discovered:
+            checked += 1
+            kept += set(session.first.applied) <= set(session.outcome.applied)
+    assert checked >= 10 and kept == checked
+
+
+def test_the_users_replies_are_counted_apart_from_a_discovery(world: World):
+    agent = Agent(world, seed=1, discovery=0.5, explains=1.0)
+    for i, task in enumerate(world.tasks[:20]):
+        session = agent.session(task, "", key=f"s{i}")
+        said = sum(line.startswith("User:") for line in session.transcript.splitlines()) - 1
+        assert session.replies == said
+        assert session.attempts == 1 + said + bool(session.discovered)
+
+
+def test_frequent_tasks_hold_bridges_at_the_worlds_share():
+    pairs = []
+    for seed in range(1, 21, 2):
+        n = 0
+        for s in (seed, seed + 1):
+            w = World.generate(s)
+            n += sum(bool(t.hidden) for t in scoreboard.stream(w, 100, s, 1.0)[50:])
+        pairs.append(n)
+    assert min(pairs) >= 30  # the standing run's window: bridge success means something

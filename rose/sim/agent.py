@@ -97,6 +97,7 @@ class Session:
     retried: bool = False  # the user's first reply said only that it was not right
     attempts: int = 1  # the agent's attempts at the work, the first included
     discovered: tuple[str, ...] = ()  # facts it found by itself after its first attempt failed
+    replies: int = 0  # the user's replies to a failure
 
 
 @dataclass
@@ -316,11 +317,13 @@ class Agent:
         asked: set[tuple[str, str]] = set()  # what it pulled already: never asked twice
         turns = turns_of(context)
 
+        found_turns: tuple[Turn, ...] = ()  # what it found itself: read apart, as a pull is
+
         def attempt() -> Outcome:
             nonlocal turns
             if tools is None:
-                return self.solve(task, turns)
-            outcome, got = pulling.attempt(self, task, turns, tools, asked)
+                return self.solve(task, turns, pulled=found_turns)
+            outcome, got = pulling.attempt(self, task, (*turns, *found_turns), tools, asked)
             turns = (*turns, *got)
             return outcome
 
@@ -332,7 +335,7 @@ class Agent:
         if found:  # it looks for what it lacked, and tries again, before the user says a word
             for fact in found:
                 record += prose.discovered(self.world.facts[fact])
-            turns = (*turns, Turn("\n".join(line for kind, line in record if kind == "found")))
+            found_turns = (Turn("\n".join(line for kind, line in record if kind == "found")),)
             final = attempt()
             record.extend([*_lines(final), ("final", f"Agent: {final.text}")])
 
@@ -361,7 +364,7 @@ class Agent:
         replies = sum(kind == "user" for kind, _ in record[1:])
         attempts = 1 + replies + bool(found)
         return Session(
-            task, first, final, replies > 0, digest, transcript, retried, attempts, found
+            task, first, final, replies > 0, digest, transcript, retried, attempts, found, replies
         )
 
     def _discover(self, attempt: Outcome, key: str) -> tuple[str, ...]:

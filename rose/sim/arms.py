@@ -2,10 +2,13 @@
 
 `Ceiling` is the best any learner could do on a stream: on each session's prompt it serves
 exactly the facts the task needs among those taught in earlier sessions (what the user
-stated in a correction, or what the arm started with), as one lesson in the world's own
-words. It is an oracle, so it lives on the world's side: the scoreboard briefs it with the
-task before the prompt (`brief`), which no other host is given. A task it fails needed a
-fact nobody had taught yet: no memory could have served it. Its lesson is framed by the
+stated in a correction, what the agent found by itself, or what the arm started with),
+as one lesson in the world's own words. It is an oracle, so it lives on the world's side:
+the scoreboard briefs it with the task before the prompt (`brief`), which no other host
+is given. A task it fails needed a
+fact nobody had taught yet (no memory could have served it), or, with the world's
+distraction on, lost one it was given among the rest of its context: rarely, its block
+being short. Its lesson is framed by the
 caller's `render` (a lesson row to the block, as the prompt hook frames one: ROSE's
 `rose.host.drive.framed`), so its tokens compare with what the other arms inject.
 """

@@ -94,12 +94,17 @@ def assess(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
 def _evidence(world: Reader, digest: str, holds: dict[str, set[str]]) -> tuple[dict[str, str], int]:
     """What the digest shows each served lesson doing, and how much the last attempt did."""
     evidence: dict[str, str] = {}
-    told: set[str] = set()  # facts the user stated: what follows is the user's, not a lesson's
+    # facts the user stated, or the agent found by looking: what follows is theirs, not a
+    # lesson's
+    told: set[str] = set()
     acted_at_end = 0
     for line in digest.splitlines():
         if line.startswith("User:"):
             told |= set(world.facts_in(line))
             acted_at_end = 0
+            continue
+        if FOUND in line:
+            told |= set(world.facts_in(line))
             continue
         if not line.startswith(("Agent:", "Tool:")):
             continue

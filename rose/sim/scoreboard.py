@@ -145,9 +145,34 @@ def stream(world: World, sessions: int, seed: int, recurrence: float = 0.0) -> l
     rng = random.Random(f"stream:{seed}")
     if not recurrence:
         return [rng.choice(world.tasks) for _ in range(sessions)]
-    ranked = random.Random(f"ranks:{seed}").sample(world.tasks, len(world.tasks))
-    weights = realism.zipf_weights(len(ranked), recurrence)
+    weights = realism.zipf_weights(len(world.tasks), recurrence)
+    ranked = _ranking(world, seed, weights)
     return rng.choices(ranked, weights=weights, k=sessions)
+
+
+def _ranking(world: World, seed: int, weights: Sequence[float]) -> list[Task]:
+    """The tasks from most to least frequent: seeded, with the bridge tasks placed so that
+    they get their share of the world's tasks in the draws too (each rank goes to whichever
+    kind keeps the bridges' share of the weight so far nearest that share): left to a
+    shuffle, a stream whose few frequent tasks are all of one kind holds few bridges or
+    many."""
+    rng = random.Random(f"ranks:{seed}")
+    bridges = [t for t in world.tasks if t.hidden]
+    bridges = rng.sample(bridges, len(bridges))
+    others = [t for t in world.tasks if not t.hidden]
+    others = rng.sample(others, len(others))
+    share = len(bridges) / len(world.tasks)
+    out: list[Task] = []
+    held = total = 0.0
+    for w in weights:
+        total += w
+        closer = abs(held + w - share * total) < abs(held - share * total)
+        if bridges and (closer or not others):
+            out.append(bridges.pop())
+            held += w
+        else:
+            out.append(others.pop())
+    return out
 
 
 def seed_lessons(world: World) -> list[dict[str, str]]:
@@ -255,7 +280,8 @@ def run(
                 ok=session.first.ok,
                 steered=session.steered,
                 retried=session.retried,
-                rescued=session.retried and session.attempts == 2 and session.outcome.ok,
+                # the user's "not right" alone was enough: one reply, and it held
+                rescued=session.retried and session.replies == 1 and session.outcome.ok,
                 attempts=session.attempts,
                 tokens=tokens.count(block),
                 frame=frame_tokens(block),
