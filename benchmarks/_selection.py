@@ -73,11 +73,23 @@ def of_rose(store: Store, prompt: str, block: str, judge: Callable[[], Any]) -> 
     unchosen: set[str] = set()
     over: set[str] = set()
     ruled: set[str] = set()
+    # recall's verdicts name lessons at any level (the walk descends): each counts for the
+    # top-level lessons it is under
+    tops: dict[str, set[str]] = {}
+    for apex, sub in below.items():
+        for i in sub:
+            tops.setdefault(i, set()).add(apex)
+
+    def lifted(ids: set[str]) -> set[str]:
+        return {a for i in ids for a in tops.get(i, ())}
+
     asked = recall(store, prompt, judge=judge(), deadline_s=3600)
     if asked.verdicts or asked.degraded:  # the model chose (the store outgrew the budget)
-        picked = {v.id for v in asked.verdicts if v.verdict in CHOSEN}
-        kept = {i["id"] for i in asked.chosen}
-        over = (picked - kept) & set(below)
+        picked = lifted({v.id for v in asked.verdicts if v.verdict in CHOSEN})
+        kept = lifted({i["id"] for i in asked.chosen})
+        if asked.degraded:  # no judgement: what the ranking left out, it left for the budget
+            picked = set(below)
+        over = picked - kept
         unchosen = set(below) - picked - kept
         if asked.rules and unchosen:
             bare = Store(store.project.root if store.project else None, _global(store))
@@ -85,7 +97,7 @@ def of_rose(store: Store, prompt: str, block: str, judge: Callable[[], Any]) -> 
                 update={"routing": bare.config.routing.model_copy(update={"enabled": False})}
             )
             free = recall(bare, prompt, judge=judge(), deadline_s=3600)
-            ruled = unchosen & {v.id for v in free.verdicts if v.verdict in CHOSEN}
+            ruled = unchosen & lifted({v.id for v in free.verdicts if v.verdict in CHOSEN})
     return Selection(
         stored=stored,
         units=tuple(units),

@@ -33,6 +33,13 @@ DECIDING = (
     "rose/host/learning.py",
     "rose/host/jobs.py",
     "rose/host/drive.py",
+    "rose/host/hooks.py",  # the prompt hook: what is injected
+    "rose/store",  # how a lesson is rendered, counted and chosen within the budget
+    "rose/queries",
+    "rose/model",
+    "rose/config.py",
+    "rose/config_schema.py",  # the defaults: the budget, thresholds, caps
+    "rose/tokens.py",
     "benchmarks/quality.py",
     "benchmarks/_selection.py",
     "benchmarks/_targets.py",
@@ -209,6 +216,9 @@ def command(params: Mapping[str, Any]) -> str:
         words.append(f"--noise {params['noise']:g}")
     if params.get("size") not in (None, "default"):
         words.append(f"--size {params['size']}")
+    for knob in ("recurrence", "discovery", "distraction"):  # the world's realism, each
+        if params.get(knob) is not None:
+            words.append(f"--{knob} {params[knob]:g}")
     if params.get("arms"):
         words.append(f"--arms {','.join(params['arms'])}")
     return " ".join(words)

@@ -1,10 +1,13 @@
 """ARCHITECTURE.md's targets on the simulated world, each with a 95 % interval.
 
 Every arm works the same stream, so a target comparing two arms is paired: the interval
-comes from resampling the window's sessions (seed and position in the stream) with
-replacement and recomputing the figure over the same draw for both arms (a percentile
-bootstrap). A verdict is the point figure against the bound; ``resolved`` says whether the
-whole interval lies on one side of it, so a table can tell a miss from noise.
+comes from resampling the window's sessions with replacement and recomputing the figure
+over the same draw for both arms (a percentile bootstrap). Sessions of one task in one
+stream are resampled together (a cluster): with tasks recurring, and the agent drawing
+from the task and what it was given, they are not independent, and resampling them one
+by one would make the interval too narrow. A verdict is the point figure against the
+bound; ``resolved`` says whether the whole interval lies on one side of it, so a table can
+tell a miss from noise.
 """
 
 from __future__ import annotations
@@ -98,26 +101,76 @@ def window(per_seed: Mapping[int, Mapping[str, Sequence[scoreboard.Record]]]) ->
     }
 
 
-def interval(target: Target, rows: Rows, resamples: int = RESAMPLES) -> list[float] | None:
-    """The 95 % percentile-bootstrap interval of `target`'s figure, paired across its arms."""
+def clusters(per_seed: Mapping[int, Mapping[str, Sequence[scoreboard.Record]]]) -> list[str]:
+    """The cluster of each position of `window`'s rows: its stream and its task."""
+    out: list[str] = []
+    for seed, arms in per_seed.items():
+        first = next(iter(arms.values()))
+        out += [f"{seed}:{r.task}" for r in scoreboard.measured(first)]
+    return out
+
+
+def _groups(n: int, keys: Sequence[str] | None) -> list[list[int]]:
+    """Positions 0..n-1 grouped by their cluster (each alone without `keys`)."""
+    if keys is None:
+        return [[i] for i in range(n)]
+    by: dict[str, list[int]] = {}
+    for i, key in enumerate(keys[:n]):
+        by.setdefault(key, []).append(i)
+    return list(by.values())
+
+
+def draws(n: int, keys: Sequence[str] | None, seed: str, resamples: int) -> list[list[int]]:
+    """`resamples` cluster-bootstrap draws of positions 0..n-1."""
+    groups = _groups(n, keys)
+    rng = random.Random(seed)
+    return [
+        [i for _ in groups for i in groups[rng.randrange(len(groups))]] for _ in range(resamples)
+    ]
+
+
+def _percentiles(got: list[float]) -> list[float]:
+    got = sorted(got)
+    return [round(got[int(0.025 * len(got))], 4), round(got[int(0.975 * len(got)) - 1], 4)]
+
+
+def rate_interval(
+    records: Sequence[scoreboard.Record], keys: Sequence[str] | None, resamples: int = RESAMPLES
+) -> list[float] | None:
+    """The 95 % cluster-bootstrap interval of the success rate of `records`."""
+    if not records:
+        return None
+    got = []
+    for pick in draws(len(records), keys, "rate", resamples):
+        got.append(sum(records[i].ok for i in pick) / len(pick))
+    return _percentiles(got)
+
+
+def interval(
+    target: Target,
+    rows: Rows,
+    resamples: int = RESAMPLES,
+    keys: Sequence[str] | None = None,
+) -> list[float] | None:
+    """The 95 % percentile-bootstrap interval of `target`'s figure, paired across its arms,
+    resampling whole clusters (`keys`: each position's) when given."""
     n = len(rows[target.arms[0]])
     if not n:
         return None
-    rng = random.Random(f"targets:{target.measure}")
     got: list[float] = []
-    for _ in range(resamples):
-        pick = [rng.randrange(n) for _ in range(n)]
+    for pick in draws(n, keys, f"targets:{target.measure}", resamples):
         drawn = {arm: [rows[arm][i] for i in pick] for arm in target.arms}
         value = target.figure(drawn)
         if value is not None:
             got.append(value)
     if len(got) < resamples // 2:  # the figure is mostly undefined: no interval
         return None
-    got.sort()
-    return [round(got[int(0.025 * len(got))], 4), round(got[int(0.975 * len(got)) - 1], 4)]
+    return _percentiles(got)
 
 
-def assess(rows: Rows, resamples: int = RESAMPLES) -> list[dict[str, Any]]:
+def assess(
+    rows: Rows, resamples: int = RESAMPLES, keys: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
     """Every target: its figure, interval, verdict (met, missed, or why not measured) and
     whether the interval resolves it."""
     out = []
@@ -130,7 +183,7 @@ def assess(rows: Rows, resamples: int = RESAMPLES) -> list[dict[str, Any]]:
             entry.update(figure=None, ci=None, verdict=f"not measured ({why})", resolved=False)
             out.append(entry)
             continue
-        ci = interval(t, rows, resamples)
+        ci = interval(t, rows, resamples, keys)
         met = value >= t.bound if t.at_least else value <= t.bound
         clear = ci is not None and (ci[0] > t.bound or ci[1] < t.bound)
         entry.update(

@@ -692,7 +692,11 @@ def main(argv: list[str] | None = None) -> int:
 
         server.stop_under(work)  # the graph servers its stores' opens started
         shutil.rmtree(work, ignore_errors=True)
+    records = {s: {a: per_seed[s][a][0] for a in arms} for s in per_seed}
+    keys = _targets.clusters(records)  # each window position's stream and task
     pooled = pool(per_seed, arms)
+    for arm, rows in _targets.window(records).items():  # sessions of one task move together
+        pooled[arm]["success_ci"] = _targets.rate_interval(rows, keys)
     result = {
         "params": {
             "seeds": seeds,
@@ -714,9 +718,7 @@ def main(argv: list[str] | None = None) -> int:
             "seeds": seeds,
             "attempts": len(seeds) * (args.sessions - args.sessions // 2),
         },
-        "targets": _targets.assess(
-            _targets.window({s: {a: per_seed[s][a][0] for a in arms} for s in per_seed})
-        ),
+        "targets": _targets.assess(_targets.window(records), keys=keys),
         "wall_s": round(time.perf_counter() - started, 2),
     }
     picture = Path(args.plot) if args.plot else None

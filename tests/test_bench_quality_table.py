@@ -253,6 +253,9 @@ def test_markdown_states_what_reproduces_it() -> None:
     assert "--sessions 100 --noise 0.1 --size large --arms " in text
     assert "- commit: `—` + uncommitted changes" in text
     assert "measured attempts: none 100, ceiling 100, topk-learned 100, rose 99," in text
+    result["params"].update(recurrence=1.0, discovery=0.25, distraction=0.0)
+    text = _table.markdown(result)
+    assert "--recurrence 1 --discovery 0.25 --distraction 0 --arms " in text  # the world too
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ where recall chose; success has a Wilson interval that stays inside [0, 1]; brid
 are counted apart; failures by cause sum to the window's failures. A target comparing two
 arms is paired session by session: two arms that fail and hold on the same sessions have
 a difference of exactly 0 with no spread, and one ahead on every session has an interval
-clear of 0; a target whose arm was not run says so rather than failing.
+clear of 0; a target whose arm was not run says so rather than failing. Sessions of one
+task in one stream are resampled as one cluster, since they are not independent.
 """
 
 from __future__ import annotations
@@ -81,3 +82,14 @@ def test_assess_reports_each_target_met_missed_or_not_measured():
     assert got["seeded_success_vs_flat"]["verdict"].startswith("not measured")
     assert got["model_calls_per_prompt"]["verdict"] == "met"  # one call a prompt: the bound
     assert not got["model_calls_per_prompt"]["resolved"]  # sits on the bound: not clear of it
+
+
+def test_sessions_of_one_task_are_resampled_together():
+    # ten tasks, each worked ten times with the same outcome: ten observations, not 100
+    records = [_rec(i, (i // 10) % 2 == 0, task=f"t{i // 10}") for i in range(100)]
+    keys = [f"1:{r.task}" for r in records]
+    alone = _targets.rate_interval(records, None, 500)
+    together = _targets.rate_interval(records, keys, 500)
+    assert together[1] - together[0] > 1.5 * (alone[1] - alone[0])
+    per_seed = {1: {"rose": records}, 2: {"rose": records}}
+    assert _targets.clusters(per_seed)[:2] == ["1:t5", "1:t5"]  # the window: from session 51

@@ -40,13 +40,15 @@ def test_json_has_every_key_and_null_where_a_stage_is_not_built(tmp_path: Path, 
     # one episode a unit of work: a session's first prompt, and the user's reply to a failure
     assert figures["sessions"] == 2 and 2 <= figures["episodes"] <= 6
     assert figures["lessons"] == figures["apexes"] == figures["minted"] >= 1
-    assert figures["max_level"] == 0
+    # a task may recur in the second session (the world's tasks recur) and, held with the
+    # lesson its first taught, earn one compression: no more in two sessions
+    assert figures["max_level"] == figures["compressions_accepted"] <= 1
     assert 0 <= figures["success_rate"] <= 1 and figures["tokens_per_prompt"] > 0
     assert 0 < figures["frame_tokens_per_prompt"] < figures["tokens_per_prompt"]
     for stage, names in FIGURES.items():
         for name in names:
-            if name == "held_out_pass_rate" and not figures["compressions_accepted"]:
-                continue  # a rate of nothing: null until a compression is accepted
+            if name == "held_out_pass_rate":
+                continue  # a rate of nothing: null until a compressed lesson meets new work
             if name == "counterfactual_agreement" and not figures["counterfactual_checked"]:
                 continue  # likewise until a counterfactual check is made
             assert (figures[name] is None) == (not STAGES[stage]), name

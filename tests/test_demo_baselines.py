@@ -49,6 +49,8 @@ def test_json_baselines_are_the_scoreboards_on_the_same_stream(tmp_path: Path):
     assert res.exit_code == 0, res.output
     figures = json.loads(res.stdout)
     assert set(figures["baselines"]) == {"none", "ceiling"}
+    # ROSE's failures: the never taught apart, the rest not told apart (no second asking)
+    assert set(figures["failures_by_cause"]) == {"never_taught", "other"}
     for arm in ("none", "ceiling"):
         pooled, trend = _expected(arm)
         assert figures["baselines"][arm] == json.loads(json.dumps({**pooled, "over_time": trend}))
