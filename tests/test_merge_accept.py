@@ -36,7 +36,7 @@ def test_a_pair_used_together_is_merged(project):
     assert [r["id"] for r in dag.apexes(p.store)] == [parent.id]
     holders = {r["holder"] for r in dag.delta_manifest(p.store, parent.id)}
     assert holders <= {a.id, b.id} and holders
-    assert mg.merge_summary(p.store) == {"accepted": 1, "rejected": 0}
+    assert mg.merge_summary(p.store) == {"accepted": 1, "rejected": 0, "demoted": 0}
     assert mg.candidates(p.store) == []  # the children are no longer apexes
     assert mg.merge_due(p.store, judge=j, prober=prober(j)) == []
 

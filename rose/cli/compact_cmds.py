@@ -32,7 +32,8 @@ def compact(
     compress.min_successes attributed successes, a new one since its last attempt, and
     recorded episodes to replay. The candidate must declare what it dropped, be at most
     compress.ratio of the original, and pass replay of every sampled episode; a share is
-    held out and checked after acceptance (`rose status` reports the pass rate).
+    held out and checked after acceptance (`rose status` reports the pass rate), and a
+    compression a held-out replay fails is demoted at once, its original serving again.
     """
     from rose.judge.calls import for_store
     from rose.loop import compress as stage

@@ -29,10 +29,12 @@ def merge(
     """Give lessons used together a shared parent: each parent must pass replay.
 
     A group of 2 to merge.max_children apexes is due when they were used together on at
-    least merge.min_co_uses successful episodes, share no merge parent, were used together
-    again since their last attempt, and each has recorded episodes to replay. The parent
-    must be smaller than its children together, name for every claim it leaves out the
-    child that holds it, and pass replay over the union of their regression sets.
+    least merge.min_co_uses successful episodes, share no merge parent (a demoted one
+    aside), were used together again since their last attempt, and each has recorded
+    episodes to replay. The parent must be smaller than its children together, name for
+    every claim it leaves out the child that holds it, and pass replay over the union of
+    their regression sets; a share is held out and checked after acceptance, and a parent
+    a held-out replay fails is demoted at once, its children serving again.
     """
     from rose.judge.calls import for_store
     from rose.loop import merge as stage

@@ -30,8 +30,9 @@ def init(
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Families, lesson and episode counts, precision (served lessons used: all time, by
     recall mode and scope, and over the last 50 episodes that served any) and how often
-    counterfactual checks agree with it, levels, apexes, knowledge gaps, store health,
-    detached jobs, and the model calls, tokens and cost of the last 24 hours."""
+    counterfactual checks agree with it, levels, compressions and merges (with those a
+    failed held-out replay demoted), apexes, knowledge gaps, store health, detached jobs,
+    and the model calls, tokens and cost of the last 24 hours."""
     from rose.inspect.status import status as get_status
     from rose.store.facade import Store
 
@@ -63,6 +64,7 @@ def _format(s: dict) -> str:
         lines.append(f"conflicts  {s['conflicts']} unresolved (`rose conflicts` lists them)")
     lines += _captured_lines(s["captured"])
     lines += _compression_lines(s.get("compression") or {})
+    lines += _merge_lines(s.get("merges") or {})
     if s["apexes"]:
         lines.append("apexes")
         for a in s["apexes"]:
@@ -113,7 +115,20 @@ def _compression_lines(c: dict) -> list[str]:
         line += f"; held-out pass rate {rate:.0%} over {c['held_out_episodes']} episode(s)"
     elif c["accepted"]:
         line += "; none held out yet (fewer than three episodes)"
-    return [line]
+    return [line + _demoted(c)]
+
+
+def _merge_lines(c: dict) -> list[str]:
+    """Merges accepted and rejected, once any was attempted."""
+    if not (c.get("accepted") or c.get("rejected")):
+        return []
+    return [f"merged     {c['accepted']} accepted, {c['rejected']} rejected" + _demoted(c)]
+
+
+def _demoted(c: dict) -> str:
+    """How many accepted lessons a held-out replay failed, demoted so their sources serve."""
+    n = c.get("demoted") or 0
+    return f"; {n} demoted by a failed held-out replay" if n else ""
 
 
 def _jobs_lines(jobs: dict) -> list[str]:

@@ -1,5 +1,6 @@
 """What `rose status` reports: counts, precision and how often counterfactual checks agree
-with attribution, levels, apexes, knowledge gaps, store health, jobs and model spend."""
+with attribution, levels, apexes, compressions and merges (and those a held-out replay
+demoted), knowledge gaps, store health, jobs and model spend."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from rose.loop.compress import held_out_summary
 from rose.loop.consolidate import captured
 from rose.loop.counterfactual import agreement
 from rose.loop.descend import knowledge_gaps
+from rose.loop.merge import merge_summary
 from rose.models import SERVABLE, Stats
 from rose.store import health
 from rose.store.facade import Store
@@ -71,6 +73,7 @@ def status(store: Store) -> dict[str, Any]:
         "conflicts": len(conflicts),
         "captured": captured(store.primary.events, unreconciled=unreconciled),
         "compression": held_out_summary(store),
+        "merges": merge_summary(store),
         "knowledge_gaps": knowledge_gaps(store.primary.events),
         "health": {"ok": not problems, "problems": problems},
         "config": {

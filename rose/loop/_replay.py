@@ -267,6 +267,12 @@ def unrun_fields(replays: Sequence[Replayed]) -> dict[str, int]:
     return {"unrun": unrun, "timeouts": timeouts}
 
 
+def failed(replays: Sequence[Replayed]) -> list[Replayed]:
+    """The replays that ran and failed: verdicts against the lesson (one that could not run
+    is none)."""
+    return [r for r in replays if not r.passed and not r.error]
+
+
 def held_out(replays: Sequence[Replayed]) -> dict[str, int]:
     """Held-out replays as passed of total; one that could not run says nothing of the
     lesson and is counted apart (`unrun`), never as a failure."""

@@ -14,8 +14,11 @@ accepted only if every replay passes (when the only replays that did not pass ar
 could not run, a timeout or a broken process, the attempt fails, decides nothing and is not
 counted: `_replay.undecided`). Accepted: a new lesson one level up, derived from the
 original, which becomes superseded, in one write; then the held-out episodes are replayed
-and the result logged (`rose status` reports the pass rate). Rejected: what the failing
-replays found missing becomes preserve hints on the original, so the next attempt keeps it.
+and the result logged (`rose status` reports the pass rate). A held-out replay that fails
+(a verdict, not a replay that could not run) demotes the new lesson at once
+(`demote.held_out_failed`): the original serves again, and what the failing replays found
+missing becomes preserve hints on it. Rejected: what the failing replays found missing
+becomes preserve hints on the original, so the next attempt keeps it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from rose import tokens
 from rose.errors import MODEL_FAILURES
 from rose.events import read_events
 from rose.judge import models as m
-from rose.loop import _lock, _replay, _sample
+from rose.loop import _lock, _replay, _sample, demote
 from rose.models import Claim, Node
 from rose.store import dag
 from rose.store.facade import Store
@@ -66,6 +69,7 @@ class Attempt:
     preserve: list[str] = field(default_factory=list)
     held_out: dict[str, int] | None = None
     held_out_note: str = ""
+    demoted: bool = False  # accepted, then demoted: a held-out replay failed it
 
 
 # -- eligibility ---------------------------------------------------------------------------
@@ -210,7 +214,13 @@ def _attempt(
         node.parents = [*node.parents, candidate.id]
         store.write([candidate, node])
         attempt.new = candidate.id
-        _check_held_out(judge, prober, node, candidate, split, attempt)
+        failed = _check_held_out(judge, prober, node, candidate, split, attempt)
+        if failed:
+            attempt.preserve = _replay.hints(failed, have=node.preserve)
+            hints = {node.id: attempt.preserve}
+            episodes = [r.episode for r in failed]
+            done = demote.held_out_failed(store, candidate.id, episodes, preserve=hints)
+            attempt.demoted = done is not None
     _log(store, node, attempt, attempted=True, successes=due.successes)
     return attempt
 
@@ -235,14 +245,17 @@ def _check_held_out(
     candidate: Node,
     split: _sample.Split,
     attempt: Attempt,
-) -> None:
+) -> list[_replay.Replayed]:
+    """Replay the held-out episodes against the accepted candidate; the replays that
+    failed it (a verdict: one that could not run is counted apart and says nothing)."""
     if not split.held_out:
         attempt.held_out_note = split.note
-        return
+        return []
     done = _replay.replay(
         judge, prober, _replay.lesson(node), _replay.lesson(candidate), split.held_out
     )
     attempt.held_out = _replay.held_out(done)
+    return _replay.failed(done)
 
 
 def _log(
@@ -265,6 +278,8 @@ def _log(
             **_replay.unrun_fields(attempt.replays),
             "held_out": attempt.held_out,
             "held_out_note": attempt.held_out_note,
+            "demoted": attempt.demoted,
+            "preserve": attempt.preserve,
         },
     )
 
@@ -290,14 +305,16 @@ def compress_due(
 
 
 def held_out_summary(store: Store) -> dict[str, Any]:
-    """Accepted and rejected compressions, and the held-out pass rate of the accepted."""
-    accepted = rejected = checked = passed = total = 0
+    """Accepted and rejected compressions, the held-out pass rate of the accepted, and how
+    many of them a held-out replay demoted."""
+    accepted = rejected = demoted = checked = passed = total = 0
     for e in read_events(store.primary.events, kind="compress"):
         if e.get("result") == "rejected":
             rejected += 1
         if e.get("result") != "accepted":
             continue
         accepted += 1
+        demoted += bool(e.get("demoted"))
         held = e.get("held_out")
         if isinstance(held, dict) and held.get("total"):
             checked += 1
@@ -306,6 +323,7 @@ def held_out_summary(store: Store) -> dict[str, Any]:
     return {
         "accepted": accepted,
         "rejected": rejected,
+        "demoted": demoted,
         "held_out_checked": checked,
         "held_out_episodes": total,
         "held_out_pass_rate": round(passed / total, 4) if total else None,

@@ -20,11 +20,19 @@ above it (a merge of several) stays superseded: that lesson serves it.
 Demotion runs after a session's episodes are written (`after_episodes`, from the learning
 jobs, after descent has had its turn), over the compressed lessons the new failed
 episodes used. Only by hand (`rose archive`) is a lesson archived.
+
+A compression or merge is also demoted the moment it is accepted when a held-out replay
+fails it (`held_out_failed`, from `rose.loop.compress` and `rose.loop.merge`): an episode
+validation never saw, replayed after acceptance, found it missing something its source
+had. The sources serve again in the same way, and what the failing replays found missing
+goes with them as preserve hints, so the next attempt keeps it. A replay that could not
+run is no verdict and demotes nothing. Each demotion is a `demote` event naming its
+`cause` (`failures` or `held-out`); `rose status` counts the held-out ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,17 +40,23 @@ from rose.errors import LessonNotFound
 from rose.models import SERVABLE, Episode
 from rose.store.facade import Store
 
+#: Why a lesson was demoted: failed work in a row, or a held-out replay after acceptance.
+FAILURES = "failures"
+HELD_OUT = "held-out"
+
 
 @dataclass(frozen=True)
 class Demotion:
-    """A compression demoted after `failures` failures in a row (the `episodes`, newest
-    first); `restored` are the lessons it was derived from that are active again."""
+    """A compression demoted after `failures` failures (the `episodes`: failed work in a
+    row, newest first, or the held-out replays that failed it, by `cause`); `restored` are
+    the lessons it was derived from that are active again."""
 
     lesson: str
     level: int
     failures: int
     episodes: tuple[str, ...] = ()
     restored: tuple[str, ...] = ()
+    cause: str = FAILURES
 
 
 def failures_in_a_row(store: Store, lesson_id: str) -> list[str]:
@@ -70,32 +84,78 @@ def check(store: Store, lesson_id: str) -> Demotion | None:
     graph; only a demotion writes."""
     threshold = store.config.compress.demote_after
     with store.graph() as g:
-        rows = store.lesson_rows([lesson_id], g)
-        if not rows:
-            raise LessonNotFound(lesson_id)
-        row = rows[0]["lesson"]
-        if row["status"] not in SERVABLE or not row["derived_ids"]:
+        if not _demotable(store, g, lesson_id):
             return None
         failed = _failures(g.q("use_record", id=lesson_id), lesson_id)
         if len(failed) < threshold:
             return None
-        restore = [i for i in row["derived_ids"] if _restorable(g, i, lesson_id)]
+        restore = _restore(store, g, lesson_id)
+    return _demote(store, lesson_id, restore, failed, FAILURES, {"demote_after": threshold})
+
+
+def held_out_failed(
+    store: Store,
+    lesson_id: str,
+    episodes: Sequence[str],
+    *,
+    preserve: Mapping[str, Sequence[str]] | None = None,
+) -> Demotion | None:
+    """Demote `lesson_id`, a compression or merge just accepted, because the held-out
+    `episodes` replayed after acceptance failed it; `preserve` maps a source to the hints
+    (what the failing replays found missing) it is restored with. None when the lesson is
+    no servable derived lesson any more (nothing to demote)."""
+    with store.graph() as g:
+        if not _demotable(store, g, lesson_id):
+            return None
+        restore = _restore(store, g, lesson_id)
+    return _demote(store, lesson_id, restore, list(episodes), HELD_OUT, {}, preserve)
+
+
+def _demotable(store: Store, g: Any, lesson_id: str) -> bool:
+    """Whether the lesson is servable and derived from others (a missing one: an error)."""
+    rows = store.lesson_rows([lesson_id], g)
+    if not rows:
+        raise LessonNotFound(lesson_id)
+    row = rows[0]["lesson"]
+    return row["status"] in SERVABLE and bool(row["derived_ids"])
+
+
+def _restore(store: Store, g: Any, lesson_id: str) -> list[str]:
+    """What the lesson was derived from that serves again once it is demoted."""
+    row = store.lesson_rows([lesson_id], g)[0]["lesson"]
+    return [i for i in row["derived_ids"] if _restorable(g, i, lesson_id)]
+
+
+def _demote(
+    store: Store,
+    lesson_id: str,
+    restore: list[str],
+    episodes: list[str],
+    cause: str,
+    extra: dict,
+    preserve: Mapping[str, Sequence[str]] | None = None,
+) -> Demotion:
+    """Write the demotion (the lesson demoted, `restore` active again, each with its
+    `preserve` hints it lacks) in one write, and log it."""
     node = store.get(lesson_id)
     node.status = "demoted"
     sources = [store.get(i) for i in restore]
     for source in sources:
         source.status = "active"
+        hints = [h for h in (preserve or {}).get(source.id, ()) if h not in source.preserve]
+        source.preserve = [*source.preserve, *dict.fromkeys(hints)]
     store.write([node, *sources])
-    done = Demotion(node.id, node.level, len(failed), tuple(failed), tuple(restore))
+    done = Demotion(node.id, node.level, len(episodes), tuple(episodes), tuple(restore), cause)
     store.log(
         "demote",
         {
             "lesson": done.lesson,
             "level": done.level,
+            "cause": cause,
             "failures": done.failures,
             "episodes": list(done.episodes),
             "restored": list(done.restored),
-            "demote_after": threshold,
+            **extra,
         },
     )
     return done

@@ -2,9 +2,9 @@
 
 Due (`candidates`): a group of 2 to `merge.max_children` active apexes of one scope, used
 together on at least `merge.min_co_uses` successful episodes (counted by the graph, grouped
-with networkx: `_groups`), whose members share no merge parent yet, with a new co-use since
-the group's last attempt (attempts are `merge` events in the machine-local log), and
-recorded episodes to replay under every member.
+with networkx: `_groups`), whose members share no merge parent yet (a demoted one aside),
+with a new co-use since the group's last attempt (attempts are `merge` events in the
+machine-local log), and recorded episodes to replay under every member.
 
 An attempt (`merge_due`): the `merge` call is shown the children, the budget (fewer tokens
 than the children's bodies together), the spans observed doing work and what earlier
@@ -30,8 +30,12 @@ makes it cheaper), their detail stays reachable through its delta manifest (ever
 claim names the child holding it), and a child left active below a parent that is later
 compressed would turn back into an apex. A child keeps every parent edge it had, so a
 lesson compressed vertically and then merged sideways holds both. Then the held-out
-episodes are replayed and the result logged. Rejected: what the failing replays found
-missing is logged with the attempt, and shown to the next attempt at the same group.
+episodes are replayed and the result logged; one that fails the parent (a verdict, not a
+replay that could not run) demotes it at once (`demote.held_out_failed`): the children
+serve again, what the failing replays found missing is logged with the attempt, and the
+group may be merged again after a new co-use (a demoted merge parent does not count as
+one the group shares). Rejected: what the failing replays found missing is logged with
+the attempt, and shown to the next attempt at the same group.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from rose import tokens
 from rose.errors import MODEL_FAILURES
 from rose.events import read_events
 from rose.judge import models as m
-from rose.loop import _groups, _lock, _replay, _sample
+from rose.loop import _groups, _lock, _replay, _sample, demote
 from rose.loop.compress import UNDER_REPORTED
 from rose.models import Claim, Node
 from rose.store.facade import Store
@@ -83,6 +87,7 @@ class Attempt:
     replayed: dict[str, list[str]] = field(default_factory=dict)
     preserve: list[str] = field(default_factory=list)
     held_out: dict[str, int] | None = None
+    demoted: bool = False  # accepted, then demoted: a held-out replay failed it
 
 
 # -- what is due ---------------------------------------------------------------------------
@@ -132,7 +137,8 @@ def candidates(store: Store) -> list[Candidate]:
             shared = set.intersection(*({p["id"] for p in g.q("parents_of", id=m_)}
                                         for m_ in grp.members))  # fmt: skip
             merged = [r["lesson"]["id"] for r in g.q("lesson_get", ids=sorted(shared))
-                      if r["lesson"]["origin"] == "merge"]  # fmt: skip
+                      if r["lesson"]["origin"] == "merge"
+                      and r["lesson"]["status"] != "demoted"]  # fmt: skip
             bare = [m_ for m_ in grp.members if not cases[m_]]
             if grp.co_uses < cfg.min_co_uses:
                 row.reason = (
@@ -278,7 +284,13 @@ def _attempt(
             child.parents = [*child.parents, parent.id]
         store.write([parent, *children])
         attempt.new = parent.id
-        attempt.held_out = _held_out(judge, prober, children, parent, splits)
+        held = _held_out(judge, prober, children, parent, splits)
+        attempt.held_out = _replay.held_out(held) if held else None
+        failed = _replay.failed(held)
+        if failed:
+            attempt.preserve = _replay.hints(failed, have=preserve)
+            episodes = [r.episode for r in failed]
+            attempt.demoted = demote.held_out_failed(store, parent.id, episodes) is not None
     _log(store, attempt, attempted=True)
     return attempt
 
@@ -310,15 +322,15 @@ def _held_out(
     children: list[Node],
     parent: Node,
     splits: dict[str, _sample.Split],
-) -> dict[str, int] | None:
-    done = [
+) -> list[_replay.Replayed]:
+    """Each child's held-out episodes replayed against the parent, that child the reference."""
+    return [
         r
         for c in children
         for r in _replay.replay(
             judge, prober, _replay.lesson(c), _replay.lesson(parent), splits[c.id].held_out
         )
     ]
-    return _replay.held_out(done) if done else None
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -343,14 +355,22 @@ def _log(store: Store, attempt: Attempt, *, attempted: bool) -> None:
             "replayed": attempt.replayed,
             "preserve": attempt.preserve,
             "held_out": attempt.held_out,
+            "demoted": attempt.demoted,
         },
     )
 
 
 def merge_summary(store: Store) -> dict[str, int]:
-    """Accepted and rejected merges, from the event log."""
-    done = [e.get("result") for e in read_events(store.primary.events, kind="merge")]
-    return {"accepted": done.count("accepted"), "rejected": done.count("rejected")}
+    """Accepted and rejected merges, and how many of the accepted a held-out replay
+    demoted, from the event log."""
+    events = read_events(store.primary.events, kind="merge")
+    done = [e.get("result") for e in events]
+    demoted = sum(bool(e.get("demoted")) for e in events if e.get("result") == "accepted")
+    return {
+        "accepted": done.count("accepted"),
+        "rejected": done.count("rejected"),
+        "demoted": demoted,
+    }
 
 
 def merge_job(job: Any) -> None:
