@@ -31,8 +31,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     """Families, lesson and episode counts, precision (served lessons used: all time, by
     recall mode and scope, and over the last 50 episodes that served any) and how often
     counterfactual checks agree with it, levels, compressions and merges (with those a
-    failed held-out replay demoted), apexes, knowledge gaps, store health, detached jobs,
-    and the model calls, tokens and cost of the last 24 hours."""
+    failed held-out replay demoted), apexes, knowledge gaps, descent's trial patches kept
+    and dropped on their next serving, store health, detached jobs, and the model calls,
+    tokens and cost of the last 24 hours."""
     from rose.inspect.status import status as get_status
     from rose.store.facade import Store
 
@@ -75,6 +76,7 @@ def _format(s: dict) -> str:
     if gaps:
         lines.append(f"gaps       {len(gaps)} knowledge gap(s): level-0 lessons that failed")
         lines += [f"  {g['lesson']}  {g['title']}" for g in gaps]
+    lines += _trial_lines(s.get("trial_patches") or {})
     probs = s["health"]["problems"]
     lines.append("health     ok" if not probs else f"health     {len(probs)} problem(s)")
     lines += [f"  {p['path']}: {p['reason']}" for p in probs]
@@ -129,6 +131,16 @@ def _demoted(c: dict) -> str:
     """How many accepted lessons a held-out replay failed, demoted so their sources serve."""
     n = c.get("demoted") or 0
     return f"; {n} demoted by a failed held-out replay" if n else ""
+
+
+def _trial_lines(t: dict) -> list[str]:
+    """Descent's trial patches judged on their next serving, once any was."""
+    if not t.get("judged"):
+        return []
+    return [
+        f"trials     {t['judged']} trial patch(es) judged on their next serving: "
+        f"{t['kept']} kept, {t['dropped']} dropped (did not help)"
+    ]
 
 
 def _jobs_lines(jobs: dict) -> list[str]:

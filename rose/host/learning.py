@@ -222,12 +222,18 @@ def _restore(
 
 def _absorb(store: Store, sid: str, *, final: bool) -> list:
     """Absorb the session's units into episodes, then keep what descent restored during the
-    session and the episodes show rescued (`rose.loop.descend.keep_rescues`)."""
-    from rose.loop import descend
+    session and the episodes show rescued (`rose.loop.descend.keep_rescues`), and judge the
+    trial patches they served, dropping those that did not help (`rose.loop.trial`)."""
+    from rose.errors import RoseError
+    from rose.loop import descend, trial
 
     written = store.absorb(sid, final=final)
     if written:
         descend.keep_rescues(store, sid, written)
+        try:
+            trial.after_episodes(store, sid, written)
+        except RoseError as exc:  # the trials wait for their next serving; the episodes stand
+            store.log("trial-failed", {"session": sid, "error": str(exc)[:300]})
     return written
 
 

@@ -1,6 +1,7 @@
 """What `rose status` reports: counts, precision and how often counterfactual checks agree
 with attribution, levels, apexes, compressions and merges (and those a held-out replay
-demoted), knowledge gaps, store health, jobs and model spend."""
+demoted), knowledge gaps, trial patches kept and dropped, store health, jobs and model
+spend."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rose.loop.consolidate import captured
 from rose.loop.counterfactual import agreement
 from rose.loop.descend import knowledge_gaps
 from rose.loop.merge import merge_summary
+from rose.loop.trial import summary as trial_summary
 from rose.models import SERVABLE, Stats
 from rose.store import health
 from rose.store.facade import Store
@@ -75,6 +77,7 @@ def status(store: Store) -> dict[str, Any]:
         "compression": held_out_summary(store),
         "merges": merge_summary(store),
         "knowledge_gaps": knowledge_gaps(store.primary.events),
+        "trial_patches": trial_summary(store.primary.events),
         "health": {"ok": not problems, "problems": problems},
         "config": {
             "ok": not store.config.problems,

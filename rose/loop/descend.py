@@ -25,7 +25,8 @@ Descent restores one step at a time (`_pick`), in the form `recall.strategy` say
 not yet restored), `delta-jump` the whole text of the best one's holder,
 `stepwise` the next lesson below. Seen at session end (`after_failure`, from the learning
 jobs), a failed unit's compressed lessons get that step as a trial patch for their next
-serving, and the unit's episode records the expansion (a session log ``expand`` entry).
+serving (`rose.loop.trial` keeps or drops it by that serving), and the unit's episode
+records the expansion (a session log ``expand`` entry).
 Seen mid-session by a reflector (`during_session`), the step is restored for the rest of
 the session only (`sessions.restore`), and the prompt hook serves it on every later
 prompt. A patch or restored claim served on later work that used the lesson and succeeded
@@ -357,6 +358,7 @@ def after_failure(
             node.patches = [*node.patches, *(text for text, _ in chosen)]
             store.save(node)
             _expanded(root, event, chosen)
+            event["patches"] = [claim_id(node.id, text) for text, _ in chosen]  # on trial
         store.log("descend", event)
         done.append({"kind": "descend", **event})
     return done
