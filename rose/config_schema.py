@@ -185,6 +185,14 @@ class Routing(Section):
             " task, the same selection mistake) before reflection writes it; 1 writes it at once."
         ),
     )
+    retire_after_misses: int = Field(
+        2,
+        ge=1,
+        description=(
+            "Misses (work that needed a lesson the rule turned away) after which a selection"
+            " rule is retired: kept on disk, out of selection, never written again."
+        ),
+    )
 
 
 class Reflect(Section):

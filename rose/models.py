@@ -28,6 +28,10 @@ RecallMode = Literal["fits", "judged", "degraded", ""]
 #: used`), a forked reflector, the digest judges (`assess`, a background reflection), and
 #: the agent's citations.
 AttributionSource = Literal["rose used", "reflector", "assess", "background", "cite"]
+#: What kept a lesson the work needed out of its block: a selection rule turned the
+#: judgement away, the judgement passed it over (its line named nothing the task was
+#: about), or it was chosen and left out over the token budget.
+MissedBy = Literal["rule", "relevance", "budget"]
 ClaimKind = Literal["parameter", "detail", "step", "example", "caveat", "principle", "other"]
 #: What of a lesson is not final yet: a routing field derived (first sentence) rather than
 #: written; `scope`: filed where it is by default, no one having judged or chosen its scope;
@@ -266,6 +270,19 @@ class ClaimRef(_Model):
     claim: str = Field(min_length=1)
 
 
+class Miss(_Model):
+    """A lesson the work needed that was servable and not served, and what kept it out.
+
+    Found when the lesson a reflection drew from the work is one the store already held
+    (reconciled as a duplicate or refinement of it) and neither it nor anything serving it
+    was in the block. `rules`: the selection rules the relevance answer cited for passing
+    it over (by is "rule")."""
+
+    lesson: str
+    by: MissedBy
+    rules: list[str] = Field(default_factory=list)
+
+
 class Episode(_Model):
     """One unit of work as observed, written once and never edited: the record of evidence.
 
@@ -277,6 +294,9 @@ class Episode(_Model):
     `attributed_by` which sources spoke; `rules` the selection rules (ids) that prompt's
     selection questions were given, from which each rule's record is counted. Episodes
     written before these existed load with them empty.
+
+    `misses` are the lessons the work needed that recall held and did not serve, each with
+    what kept it out (`Miss`): the evidence a rule's record and a lesson's gist learn from.
 
     `patch_rescues` are the patches (`Node.patches`, by `claim_id` of the lesson carrying
     them) served in full with a lesson this successful unit used. They are kept apart from
@@ -306,6 +326,7 @@ class Episode(_Model):
     expansions: list[ClaimRef] = Field(default_factory=list)
     rescues: list[ClaimRef] = Field(default_factory=list)
     patch_rescues: list[ClaimRef] = Field(default_factory=list)
+    misses: list[Miss] = Field(default_factory=list)
     accepted_summary: str = ""
     time: datetime = Field(default_factory=now)
 
@@ -330,8 +351,11 @@ class RoutingRule(_Model):
     """A selection rule: when a kind of task comes up, where (not) to look in the store.
 
     Written once (by a reflection, or by hand with `rose route --when --then`) to
-    `.rose/routing/<id>.md`; its record (the selections it took part in, and how much of what
-    they served was used) is counted from the episodes that name it, never stored here.
+    `.rose/routing/<id>.yaml`; its record (the selections it took part in, how much of what
+    they served was used, and the lessons it kept from work that needed them) is counted
+    from the episodes that name it, never stored here. A rule is retired, never deleted,
+    when its record condemns it (`retired` says why): it stays on disk, out of selection,
+    so the same mistake proposed again is not written again.
     """
 
     id: str = Field(default_factory=lambda: new_id("r"))
@@ -343,6 +367,9 @@ class RoutingRule(_Model):
     # listing), ties by id. Kept to the second, two rules one reflection wrote tied or not
     # as the second turned, so their order, and the selection prompt, went with the clock.
     created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    retired: str = Field(
+        "", description="why it no longer takes part in selection (empty: it does)"
+    )
 
     def text(self) -> str:
         """The rule as one line, as selection is shown it."""

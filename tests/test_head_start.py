@@ -104,6 +104,6 @@ def test_the_hook_starts_it_only_on_its_way_to_the_model(tmp_path, monkeypatch, 
     monkeypatch.setattr(head_start, "start", lambda folder: begun.append(folder) or 0)
     from rose.loop import recall
 
-    monkeypatch.setattr(recall, "recall_for_hook", lambda *a: (view, [], "", []))
+    monkeypatch.setattr(recall, "recall_for_hook", lambda *a: (view, [], "", {}))
     hooks._choose("a prompt", [(str(tmp_path / ".rose"), "project")], str(tmp_path))
     assert begun == ([] if fits else [tmp_path / ".rose" / "judge-cache"])

@@ -27,8 +27,8 @@ CANDS = [
 CONTEXT = {"prompt": "add retry to the client", "candidates": CANDS}
 ANSWER = {
     "verdicts": [
-        {"id": "n_aaaa01", "verdict": "relevant", "reason": "about retries"},
-        {"id": "n_bbbb02", "verdict": "unrelated", "reason": "about caching"},
+        {"id": "n_aaaa01", "verdict": "relevant", "reason": "about retries", "rules": []},
+        {"id": "n_bbbb02", "verdict": "unrelated", "reason": "about caching", "rules": []},
     ]
 }
 

@@ -39,7 +39,7 @@ EXAMPLES = {
         "prompt": PROMPT,
         "candidates": CANDS,
         "found": [OTHER],
-        "rules": ["when the task touches retries: read the S3 lessons"],
+        "rules": [{"id": "r_s3", "text": "when the task touches retries: read the S3 lessons"}],
     },
     "family_gist": {"family": "retries", "lessons": CANDS},
     "related": {"lesson": LESSON, "candidates": CANDS[1:]},
@@ -52,7 +52,16 @@ EXAMPLES = {
         "failure": "treated HTTP 200 as success",
         "claims": [{"id": "c1", "claim": "Parse the body, not the status code", "kind": "caveat"}],
     },
-    "select": {"prompt": PROMPT, "candidates": CANDS, "rules": ["when the task runs tests: read"]},
+    "select": {
+        "prompt": PROMPT,
+        "candidates": CANDS,
+        "rules": [{"id": "r_tests", "text": "when the task runs tests: read"}],
+    },
+    "gist": {"lesson": OTHER, "task": PROMPT, "keep_title": True},
+    "rule_conflict": {
+        "new": {"id": "r_new", "text": "when the task touches retries: skip the S3 lessons"},
+        "existing": [{"id": "r_s3", "text": "when the task touches retries: read the S3 lessons"}],
+    },
     "rule_form": {"when": "the task runs the integration tests", "then": "read the testing ones"},
     "compress": {
         "lesson": LESSON,

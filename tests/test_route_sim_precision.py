@@ -1,17 +1,17 @@
-"""On the simulated world, rules written after a session change later selections of that kind.
+"""On the simulated world, what a missed lesson teaches changes later selections of that kind.
 
 Locks in the bet's direction on one seeded world: a task whose prompt names one topic but
 whose work needs another (reachable only through a lesson's wording), worked four times
-through the real hooks from the world's own lessons. With routing on, the first session's
-closing reflection (the user had to supply the hidden topic's facts) proposes a rule ("when
-the task touches <named>: also read the <hidden> lessons"), the second session's proposes it
-again and it is written (`routing.propose_after`: two sessions); the later selections are
-given it and serve the hidden topic's lesson, which is used. So on the later sessions the
-selection's recall (the needed facts the block held, by the world's truth) is strictly
-higher than with `routing.enabled: false` on the same stream, and its precision (used ÷
-served, from the episodes) is no lower. The world does not show precision rising here:
-without noise every lesson this walk serves is used either way. The rule's record counts
-the selections it took part in.
+through the real hooks from the world's own lessons. The first session's selection passes
+the hidden topic's lesson over and the user supplies its facts; the second session's
+lesson is a duplicate of the first's, which its selection passed over too: a miss. With
+routing on, the rule the reflections proposed ("when the task touches <named>: also read
+the <hidden> lessons") is written then, and the later selections are given it. With
+routing off, the miss rewrites the lesson's line to name the task's topic
+(`rose.loop.misses.reline`). Either way the later selections serve
+the hidden topic's lesson: recall with rules is no lower than without, and precision (used
+÷ served, from the episodes) no lower. The rule's record counts the selections it took part
+in.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from rose.events import read_events
 from rose.host.drive import HookHost
 from rose.loop import route
 from rose.model.registry import simulated_model
@@ -71,13 +72,18 @@ def _later(tmp: Path, enabled: bool) -> tuple[float, float, Store]:
 def test_rules_written_after_a_session_serve_what_later_sessions_of_its_kind_need(
     tmp_path: Path,
 ):
-    recall_off, precision_off, _ = _later(tmp_path / "off", enabled=False)
+    recall_off, precision_off, off = _later(tmp_path / "off", enabled=False)
     recall_on, precision_on, store = _later(tmp_path / "on", enabled=True)
     rules = store.rules()[0]
     assert rules and all(r.origin == "reflection" for r in rules)
     assert any("also read" in r.then for r in rules)
     rec = route.records(store)
     assert any(rec[r.id].selections >= SESSIONS - 2 for r in rules if r.id in rec)
-    assert recall_on > recall_off, (recall_on, recall_off)
+    assert off.rules()[0] == [] and _events(off, "reline")  # mended by the lesson's line
+    assert recall_off > 0.5 and recall_on >= recall_off, (recall_on, recall_off)
     assert precision_on >= precision_off, (precision_on, precision_off)
     assert "selection rule" in route.ratio_line(store)
+
+
+def _events(store: Store, kind: str) -> list[dict]:
+    return read_events(store.primary.events, kind=kind)

@@ -20,7 +20,8 @@ SEEDS = range(4)
 
 
 def _chosen(judge: Judge, prompt: str, cands: list[dict], rules: list[str]) -> set[str]:
-    answer = judge.ask("relevance", {"prompt": prompt, "candidates": cands, "rules": rules})
+    shown = [{"id": f"r_{i:04d}", "text": r} for i, r in enumerate(rules)]
+    answer = judge.ask("relevance", {"prompt": prompt, "candidates": cands, "rules": shown})
     return {v.id for v in answer.verdicts if v.verdict in ("relevant", "maybe")}
 
 

@@ -57,7 +57,8 @@ def test_rules_naming_a_kind_of_work_hold_for_that_work_only(world: World):
     judge = _judge(world)
 
     def chosen(call: str, rules: list[str]) -> set[str]:
-        ctx = {"prompt": task.prompt, "candidates": cands, "rules": rules}
+        shown = [{"id": f"r_{i:04d}", "text": r} for i, r in enumerate(rules)]
+        ctx = {"prompt": task.prompt, "candidates": cands, "rules": shown}
         answer = judge.ask(call, ctx)
         if call == "select":
             return {s.id for s in answer.selected}
@@ -71,3 +72,22 @@ def test_rules_naming_a_kind_of_work_hold_for_that_work_only(world: World):
         assert chosen(call, [read]) == {lessons[topic]["id"], lessons[other]["id"]}
         assert chosen(call, [elsewhere]) == {lessons[topic]["id"]}  # not this work
         assert chosen(call, [read, skip]) == {lessons[topic]["id"], lessons[other]["id"]}
+        assert chosen(call, [skip]) == {lessons[topic]["id"]}
+
+
+def test_a_verdict_a_skip_rule_decided_cites_it(world: World):
+    """The relevance answer names the rule that turned a lesson away, and only that one."""
+    task = next(t for t in world.tasks if len(t.topics) == 1)
+    topic = task.topics[0]
+    other = next(t for t in world.topics if t != topic)
+    lessons = examples.topic_lessons(world)
+    cands = [examples.candidate(lessons[topic]), examples.candidate(lessons[other])]
+    rules = [
+        {"id": "r_skip", "text": f"when the task touches {topic}: nothing in the {other} "
+         "lessons applies"},
+        {"id": "r_else", "text": f"when the task touches {other}: skip the {topic} lessons"},
+    ]  # fmt: skip
+    answer = _judge(world).ask("relevance", {"prompt": task.prompt, "candidates": cands,
+                                             "rules": rules})  # fmt: skip
+    cited = {v.id: v.rules for v in answer.verdicts}
+    assert cited == {lessons[topic]["id"]: [], lessons[other]["id"]: ["r_skip"]}

@@ -22,7 +22,11 @@ def route(
     A rule is knowledge about where the knowledge was, for recall's selection questions:
     `--when "the task runs the integration tests" --then "read the testing lessons"`
     teaches one, after a model judges its form (a rule naming no kind of task, or a
-    verdict on one lesson, is refused with the reason). `--forget ID` deletes one.
+    verdict on one lesson, is refused with the reason) and settles it against any rule in
+    use that says the opposite for the same kind of task (yours wins). `--forget ID`
+    deletes one. A rule's record counts its misses: lessons work needed that it turned
+    away. A rule retired for its misses, or for a rule that replaced it, is listed last
+    with the reason; it is never given to selection again.
     """
     from rose.errors import RoseError
     from rose.loop import route as routing
@@ -50,11 +54,21 @@ def route(
         )
         return
     given = {r.id for r in routing.for_selection(store)}
-    for r in rules:
+    for r in sorted(rules, key=lambda r: bool(r.retired)):  # in use first, as they were
         x = rec.get(r.id, routing.Record())
-        mark = "" if r.id in given else "  (over routing.max_tokens: left out)"
+        mark = (
+            f"  (retired: {r.retired})"
+            if r.retired
+            else ""
+            if r.id in given
+            else "  (over routing.max_tokens: left out)"
+        )
         typer.echo(f"{r.id}  {r.text()}{mark}")
-        typer.echo(f"  {r.origin}; {x.selections} selection(s), {x.used} of {x.served} served used")
+        missed = f", {x.misses} miss{'es' if x.misses != 1 else ''}"
+        typer.echo(
+            f"  {r.origin}; {x.selections} selection(s), {x.used} of {x.served} served used"
+            f"{missed}"
+        )
     for p in problems:
         typer.echo(f"unreadable: {p.path}: {p.reason}", err=True)
     typer.echo(routing.ratio_line(store))

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rose import tokens
-from rose.models import Claim, ClaimRef, Episode, Node, Span, Stats, claim_id, shown_title
+from rose.models import Claim, ClaimRef, Episode, Miss, Node, Span, Stats, claim_id, shown_title
 
 if TYPE_CHECKING:
     from rose.graph.engine import Graph
@@ -156,6 +156,8 @@ def episode_row(ep: Episode, scope: str, path: str) -> dict:
         "expanded": [f"{x.lesson}{_SEP}{x.claim}" for x in ep.expansions],
         "rescued": [f"{x.lesson}{_SEP}{x.claim}" for x in ep.rescues],
         "patch_rescued": [f"{x.lesson}{_SEP}{x.claim}" for x in ep.patch_rescues],
+        "missed": [f"{m.lesson}{_SEP}{m.by}{_SEP}{','.join(m.rules)}" for m in ep.misses],
+        "miss_rules": [r for m in ep.misses for r in m.rules],
         "time": _iso(ep.time),
         "path": path,
     }
@@ -200,8 +202,18 @@ def episode_from_row(row: dict) -> Episode:
         expansions=[ClaimRef(lesson=a, claim=b) for a, b in _pairs(row["expanded"])],
         rescues=[ClaimRef(lesson=a, claim=b) for a, b in _pairs(row["rescued"])],
         patch_rescues=[ClaimRef(lesson=a, claim=b) for a, b in _pairs(row["patch_rescued"])],
+        misses=_misses(row.get("missed")),
         time=row["time"],
     )
+
+
+def _misses(values: list[str] | None) -> list[Miss]:
+    out = []
+    for lesson, rest in _pairs(values):
+        by, _, rules = rest.partition(_SEP)
+        if by in ("rule", "relevance", "budget"):
+            out.append(Miss(lesson=lesson, by=by, rules=[r for r in rules.split(",") if r]))
+    return out
 
 
 def episode_folds(row_or_ep: dict | Episode) -> tuple[dict[str, set[str]], set[str]]:

@@ -346,7 +346,7 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     chosen_for = _choose(prompt, roots, payload.get("cwd"))
     if chosen_for is None:
         return None  # recall is switched off
-    view, chosen, note, rules = chosen_for
+    view, chosen, note, selection = chosen_for
     kept = notices.take([r for r, _ in roots])  # what a detached job did since: said once
     if kept:
         note = " · ".join([*kept, note] if note else kept)
@@ -378,8 +378,9 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         fell_back = any(part.startswith("degraded:") for part in note.split(" · "))
         mode = "fits" if view.get("fits") else "degraded" if fell_back else "judged"
         unit["recall"] = "" if view.get("empty") else mode
-        if rules:  # the selection rules its selection was given: each rule's record
-            unit["rules"] = rules
+        # How recall's selection went: the rules it was given (each rule's record), the
+        # lessons they turned away and those left out for the budget (a miss's evidence).
+        unit.update((k, v) for k, v in selection.items() if v)
         sessions.append(roots[0][0], sid, "prompt", **unit)
         if chosen:
             append_event(Path(roots[0][0]) / "events.jsonl", "inject", _inject_event(sid, result))
@@ -422,9 +423,10 @@ def _pull(host: str, cwd: object) -> bool:
         return False
 
 
-def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] | None:
-    """The view, the lessons recall chose for the prompt, a note and the selection rules
-    given (none on the fast path: nothing was selected); None when recall is off."""
+def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, dict] | None:
+    """The view, the lessons recall chose for the prompt, a note and how its selection went
+    (`RecallResult.selection`; empty on the fast path: nothing was selected); None when
+    recall is off."""
     view, current = _read_view(roots)
     note = ""
     last = view if _servable(view) else None  # the last complete view, maybe one write old
@@ -433,13 +435,13 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] 
     if view is not None and current and not view.get("enabled", True):
         return None
     if current and view is not None and _servable(view):
-        return view, [] if view.get("empty") else view["lessons"], note, []
+        return view, [] if view.get("empty") else view["lessons"], note, {}
     decides = view is not None and view.get("enabled", True) and not _servable(view)
     from rose.errors import RecallUnanswered, StoreLocked
 
-    rules: list[str] = []
+    selection: dict = {}
     try:
-        view, chosen, note, rules = _recall(prompt, roots, cwd, decides)
+        view, chosen, note, selection = _recall(prompt, roots, cwd, decides)
     except (StoreLocked, RecallUnanswered) as exc:
         if last is None:
             raise
@@ -451,10 +453,10 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, list[str]] 
     from rose.store.notices import take_notices  # what the slow path repaired (a rebuilt index)
 
     repaired = take_notices()
-    return view, chosen, " · ".join([*repaired, note] if note else repaired), rules
+    return view, chosen, " · ".join([*repaired, note] if note else repaired), selection
 
 
-def _recall(prompt: str, roots, cwd, decides: bool) -> tuple[dict, list[dict], str, list[str]]:
+def _recall(prompt: str, roots, cwd, decides: bool) -> tuple[dict, list[dict], str, dict]:
     """The slow path: by the recall server when one is up (`rose.host.recall_server`),
     else here, starting one for the next prompt. `decides`: the view says the model will
     decide, so its CLIs get their head start first."""

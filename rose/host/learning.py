@@ -37,7 +37,7 @@ from rose.store import sessions
 if TYPE_CHECKING:
     from rose.host.jobs import JobContext
     from rose.host.transcript import Step, Transcript
-    from rose.models import Episode, Node
+    from rose.models import Episode, Miss, Node
     from rose.store.facade import Store
 
 #: Characters of a prompt compared when finding a unit's part of the transcript.
@@ -239,12 +239,18 @@ def _absorb(store: Store, sid: str, *, final: bool) -> list:
 
 def heal(store: Store, written: Sequence[Episode]) -> None:
     """What new episodes show, acted on: claims that kept rescuing a lesson folded back
-    (`rose.loop.repair`), compressions that kept failing demoted (`rose.loop.demote`). A
-    store it cannot write is logged; the episodes stay written."""
+    (`rose.loop.repair`), compressions that kept failing demoted (`rose.loop.demote`),
+    selection rules whose misses condemn them retired (`rose.loop.misses`). A store it
+    cannot write is logged; the episodes stay written."""
     from rose.errors import RoseError
-    from rose.loop import demote, repair
+    from rose.loop import demote, misses, repair
 
-    for name, stage in (("repair", repair.after_episodes), ("demote", demote.after_episodes)):
+    stages = (
+        ("repair", repair.after_episodes),
+        ("demote", demote.after_episodes),
+        ("retire", misses.after_episodes),
+    )
+    for name, stage in stages:
         try:
             stage(store, written)
         except RoseError as exc:
@@ -336,6 +342,7 @@ def reflect_on(
     stretch = f"{session_id}:{turn}:{start}"
     node = reflection.minted_node(answer, where=stretch) if answer is not None else None
     failed: Exception | None = None
+    missed: list = []
     if node is not None:
         from rose.errors import RoseError
         from rose.host.capture import capture, minted_ids
@@ -348,11 +355,12 @@ def reflect_on(
             found.error = f"the lesson found could not be stored: {str(exc)[:240]}"
         else:
             found.minted, found.outcome = minted_ids(done), done.relation
+            missed = _missed(store, judge, session_id, turn, done)
     if found.proposed:  # where the knowledge was: selection rules, each judged for its form
         from rose.loop import route
 
         found.rules, _ = route.from_reflection(
-            store, judge, found.proposed, source=stretch, session=session_id
+            store, judge, found.proposed, source=stretch, session=session_id, misses=missed
         )
     # A digest reflector's verdicts rank with `assess`: it read no more than a digest.
     reflection.record(root, session_id, turn, found, source="background")
@@ -362,6 +370,23 @@ def reflect_on(
     if failed is not None:
         raise failed  # the job is marked failed, its log says why: nothing passes silently
     return found
+
+
+def _missed(store: Store, judge: Any, sid: str, turn: int, done: Any) -> list[Miss]:
+    """What the lesson found shows of recall: a lesson the store held and did not serve is
+    a miss, recorded and acted on (`rose.loop.misses`); the misses. A failure here costs
+    the lesson nothing: it is logged."""
+    from rose.errors import RoseError
+    from rose.loop import misses
+
+    try:
+        entries = sessions.read(str(store.primary.root), sid)
+        found = misses.find(done.store, entries, turn, done.relation, done.target)
+        misses.record(store, judge, sid, found, lessons=done.store)
+    except RoseError as exc:
+        store.log("miss-failed", {"session": sid, "error": f"{type(exc).__name__}: {exc}"[:300]})
+        return []
+    return [f.miss for f in found]
 
 
 def reflect(job: JobContext) -> None:

@@ -6,8 +6,8 @@ A recall server imports all of that once and waits on a unix socket (`rose.kept`
 on its way to the slow path sends it the prompt (`recall`); the server forks, and the
 child, a fresh copy of a process with nothing done but those imports, takes the hook's
 environment and working directory, gives the judge's CLIs their head start, runs recall
-as the hook would have, writes back the view, the chosen lessons, the note, the rules
-given and the repairs' notices, and exits. The hook packs, answers and records as before.
+as the hook would have, writes back the view, the chosen lessons, the note, how the selection
+went and the repairs' notices, and exits. The hook packs, answers and records as before.
 When no server answers, or its child fails for any reason but a locked store, the hook
 runs recall itself, so an error is the one the user would have seen.
 
@@ -93,9 +93,9 @@ def key(env: Mapping[str, str] | None = None) -> str:
 
 def recall(
     prompt: str, roots: list, cwd: str | None, head_start: str | None
-) -> tuple[tuple[dict, list[dict], str, list[str]], list[str]] | None:
+) -> tuple[tuple[dict, list[dict], str, dict], list[str]] | None:
     """Recall for the prompt hook, by the server for this process: (view, chosen, note,
-    rules) and the notices of what it repaired. None when no server answered or its child
+    selection) and the notices of what it repaired. None when no server answered or its child
     failed (the caller runs recall itself). Raises StoreLocked when the store stayed locked
     past the hook's deadline, as recall in the hook would have. `head_start`: the judge
     cache whose note starts the CLIs first (`rose.loop.head_start.start`), or None."""
@@ -139,8 +139,9 @@ def recall(
     got = reply.get("ok")
     if not (isinstance(got, list) and len(got) == 4 and isinstance(got[0], dict)):
         return None
-    view, chosen, note, rules = got
-    return (view, list(chosen), str(note), list(rules)), list(reply.get("notices") or [])
+    view, chosen, note, selection = got
+    chosen_how = selection if isinstance(selection, dict) else {}
+    return (view, list(chosen), str(note), chosen_how), list(reply.get("notices") or [])
 
 
 def launch(cwd: str | None) -> bool:

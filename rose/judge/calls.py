@@ -134,6 +134,21 @@ CALLS: dict[str, Call] = {
             cache=True,
         ),
         Call(
+            "rule_conflict",
+            "Which stored selection rules say the opposite for the same kind of task?",
+            m.RuleConflictContext,
+            m.RuleConflictAnswer,
+            cache=True,
+            ids=("existing", "conflicts"),
+        ),
+        Call(
+            "gist",
+            "Rewrite this lesson's line to name every subject it is about.",
+            m.GistContext,
+            m.GistAnswer,
+            cache=True,
+        ),
+        Call(
             "compress",
             "Rewrite this lesson shorter, declaring every claim removed.",
             m.CompressContext,

@@ -42,6 +42,13 @@ class Lesson(_Context):
     body: str
 
 
+class Rule(_Context):
+    """A selection rule as a selection question is shown it: its id and its one line."""
+
+    id: str
+    text: str
+
+
 class RepairClaim(_Context):
     """A dropped claim that descent could restore."""
 
@@ -55,12 +62,13 @@ class RepairClaim(_Context):
 
 class RelevanceContext(_Context):
     """`rules`: the selection rules (`when ...: then ...`), from earlier sessions, on where
-    the knowledge for a kind of task was found; never lessons, never candidates."""
+    the knowledge for a kind of task was found; never lessons, never candidates. A verdict
+    a rule decided cites the rule's id, so a rule that kept needed work out can be told."""
 
     prompt: str
     candidates: list[Candidate]
     found: list[Lesson] = Field(default_factory=list)
-    rules: list[str] = Field(default_factory=list)
+    rules: list[Rule] = Field(default_factory=list)
 
 
 class FamilyGistContext(_Context):
@@ -117,7 +125,25 @@ class RankRepairsContext(_Context):
 class SelectContext(_Context):
     prompt: str
     candidates: list[Candidate]
-    rules: list[str] = Field(default_factory=list)
+    rules: list[Rule] = Field(default_factory=list)
+
+
+class GistContext(_Context):
+    """A lesson recall passed over for `task`, which needed it: its line (title and gist)
+    is to be rewritten so that it names every subject the body is about, the task's among
+    them. `keep_title`: the title was written by the user and stays as it is."""
+
+    lesson: Lesson
+    task: str
+    keep_title: bool = False
+
+
+class RuleConflictContext(_Context):
+    """A selection rule about to be written, and those already in use: which of them are
+    for the same kind of task and say the opposite (read what the other skips)?"""
+
+    new: Rule
+    existing: list[Rule] = Field(min_length=1)
 
 
 class RuleFormContext(_Context):
@@ -189,6 +215,10 @@ class CandidateVerdict(_Answer):
     id: str
     verdict: Literal["relevant", "maybe", "unrelated", "descend"]
     reason: str
+    rules: list[str] = Field(
+        default_factory=list,
+        description="ids of the selection rules that decided this verdict; empty when none did",
+    )
 
 
 class RelevanceAnswer(_Answer):
@@ -322,6 +352,21 @@ class RepairScore(_Answer):
 
 class RankRepairsAnswer(_Answer):
     ranking: list[RepairScore]
+
+
+class GistAnswer(_Answer):
+    title: str = Field(min_length=1, description="the lesson's title, a few words")
+    gist: str = Field(
+        min_length=1,
+        max_length=300,
+        description="one sentence naming every subject the lesson is about, the task's included",
+    )
+
+
+class RuleConflictAnswer(_Answer):
+    conflicts: list[Pick] = Field(
+        description="the existing rules for the same kind of task whose advice is the opposite"
+    )
 
 
 class RuleFormAnswer(_Answer):

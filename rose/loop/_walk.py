@@ -33,7 +33,7 @@ class Walk:
     number: int  # 1: the first pass, 2: the second
     budget: int  # most calls
     found: list[dict] = field(default_factory=list)  # lessons shown in full (second pass)
-    rules: list[str] = field(default_factory=list)
+    rules: list[dict] = field(default_factory=list)  # each rule's id and line
     calls: int = 0
     chosen: list[str] = field(default_factory=list)  # ids this pass chose
     # Questions known to follow this pass's levels (a second pass): each level has the
@@ -157,8 +157,12 @@ def _judged(
     rc = store.config.recall
     level = depth.get(item["id"], 0)
     verdict, reason = (v.verdict, v.reason) if v else ("maybe", "no verdict given")
+    given = {r["id"] for r in walk.rules}
+    rules = [r for r in dict.fromkeys(v.rules if v else []) if r in given]  # cited, and shown
     if families.is_family(item):
-        res.verdicts.append(Verdict(item["id"], item["title"], verdict, reason, level, walk.number))
+        res.verdicts.append(
+            Verdict(item["id"], item["title"], verdict, reason, level, walk.number, rules)
+        )
         if verdict == "unrelated":
             return []
         for m in item["members"]:
@@ -166,7 +170,9 @@ def _judged(
         return list(item["members"])
     if verdict == "descend" and level >= rc.max_depth:
         verdict, reason = "unresolved", f"max depth {rc.max_depth}: {reason}"
-    res.verdicts.append(Verdict(item["id"], item["title"], verdict, reason, level, walk.number))
+    res.verdicts.append(
+        Verdict(item["id"], item["title"], verdict, reason, level, walk.number, rules)
+    )
     if verdict in SERVED:
         _choose(res, walk, item)
         return []

@@ -52,6 +52,7 @@ class Verdict:
     reason: str
     depth: int
     pass_no: int = 1  # 1: the first pass, 2: the second
+    rules: list[str] = field(default_factory=list)  # the selection rules that decided it
 
 
 @dataclass
@@ -76,6 +77,36 @@ class RecallResult:
     rows: dict[str, dict] = field(default_factory=dict, repr=False)
     sources: dict[str, list[str]] = field(default_factory=dict, repr=False)
     shown: dict[str, str] | None = field(default=None, repr=False)  # every lesson's short id
+    over_budget: list[str] = field(default_factory=list)  # chosen, left out for the budget
+
+    def ruled_out(self) -> dict[str, list[str]]:
+        """The lessons a selection rule turned away, each with the rules' ids: those whose
+        last verdict is unrelated and cites a rule (a family's verdict holds for every
+        lesson in it), and that were not chosen after all."""
+        chosen = {i["id"] for i in self.chosen}
+        last = {v.id: v for v in self.verdicts}
+        out: dict[str, list[str]] = {}
+        for v in last.values():
+            if v.verdict != "unrelated" or not v.rules:
+                continue
+            item = self.items.get(v.id, {})
+            for member in item.get("members") or [{"id": v.id}]:
+                if member["id"] not in chosen:
+                    out.setdefault(member["id"], [])
+                    out[member["id"]] += [r for r in v.rules if r not in out[member["id"]]]
+        return out
+
+    def selection(self) -> dict:
+        """What the prompt's unit records of how its lessons were chosen (`rules`: the
+        selection rules given; `ruled`: lessons they turned away; `over_budget`: lessons
+        chosen and left out), for the misses a later reflection may find."""
+        out: dict = {"rules": list(self.rules)}
+        ruled = self.ruled_out()
+        if ruled:
+            out["ruled"] = ruled
+        if self.over_budget:
+            out["over_budget"] = list(self.over_budget)
+        return out
 
     @property
     def note(self) -> str:
@@ -259,6 +290,8 @@ def recall(
     room = _room(view, budget)
     res.chosen = _within(_materialise(store, res, _likely(picked, room)), room)
     res.out_of_time = sum(1 for i in res.chosen if i["id"] in res.unjudged)
+    kept = {i["id"] for i in res.chosen}
+    res.over_budget = [i["id"] for i in picked if i["id"] not in kept]
     dropped = len(picked) - len(res.chosen)
     if dropped:
         res.decisions.append(f"{dropped} chosen lesson(s) left out: over the {budget}-token budget")
@@ -294,7 +327,7 @@ def _walk(
         if not by_family:  # one level: any apex may be served
             _read_in(store, g, res, [r["id"] for r in apex_rows])
     res.rules = [r.id for r in given_rules]
-    rule_text = [r.text() for r in given_rules]
+    rule_text = [{"id": r.id, "text": r.text()} for r in given_rules]
     if given_rules:
         res.decisions.append(f"{len(given_rules)} selection rule(s) given to each question")
     apexes = families.stable(apex_rows)
@@ -326,7 +359,7 @@ def _second_pass(
     prompt: str,
     judge: Any,
     res: RecallResult,
-    rules: list[str],
+    rules: list[dict],
     started: float,
     deadline_s: float,
 ) -> None:
@@ -409,16 +442,17 @@ def preload() -> None:
 
 def recall_for_hook(
     prompt: str, roots: list, cwd: str | None
-) -> tuple[dict, list[dict], str, list[str]]:
+) -> tuple[dict, list[dict], str, dict]:
     """The prompt hook's slow path: open the store with the hook's short lock deadline.
 
-    Returns the view, the chosen lessons, the note and the ids of the rules given."""
+    Returns the view, the chosen lessons, the note and how they were chosen
+    (`RecallResult.selection`)."""
     from pathlib import Path
 
     store = Store.open(Path(cwd) if cwd else None)
     store.lock_timeout_s = store.config.graph.hook_lock_timeout_s
     res = recall(store, prompt, deadline_s=_HOOK_DEADLINE_S)
-    return res.view, res.chosen, res.note, res.rules
+    return res.view, res.chosen, res.note, res.selection()
 
 
 # The prompt hook's own timeout is 30 s (hooks/hooks.json); recall must finish well inside it.

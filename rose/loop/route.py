@@ -15,21 +15,31 @@ rules cost nothing.
 
 Each rule's record is counted from the episodes whose selection was given it (the prompt
 hook logs the rule ids with the unit; absorption writes them into the episode): the
-selections it took part in, the lessons they served and how many of those were used.
-When the cap binds, the rules with the worst record (lowest Laplace-smoothed share of
-what they helped select being used) drop out first; a rule with no record yet ranks as
-an even chance.
+selections it took part in, the lessons they served, how many of those were used, and its
+misses: lessons work needed that the relevance answer says it turned away
+(`rose.loop.misses`). A rule is judged by outcome, never by how much of what it let
+through was used (an exclusion rule would raise that share itself): one whose misses
+reach `routing.retire_after_misses` is retired (`retire`), out of selection and never
+written again. When the cap binds, rules with fewer misses come first, then the better
+share used (Laplace-smoothed; a rule with no record ranks as an even chance).
+
+A new rule is reconciled with those in use before it is written (`rule_conflict`, a
+model call): a stored rule for the same kind of task with the opposite advice is the
+evidence's other side. A rule the user teaches wins (the stored one retires); one a
+reflection proposes is written when the stored one has misses (it retires), refused when
+the stored one has served with no miss, and neither stays when neither has a record.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rose import tokens
 from rose.errors import MODEL_FAILURES, RoseError
-from rose.models import RoutingRule
+from rose.models import Miss, RoutingRule
 from rose.store.facade import Store
 
 
@@ -48,6 +58,7 @@ class Record:
     selections: int = 0
     served: int = 0
     used: int = 0
+    misses: int = 0  # lessons work needed that this rule turned away
 
     @property
     def rate(self) -> float:
@@ -79,8 +90,11 @@ def teach(
     judge: Any = None,
     origin: str = "manual",
     source: str = "",
+    missed: Collection[str] = (),
 ) -> RoutingRule:
-    """Judge the rule's form and write it; `RuleRefused` (with the reason) when it is wrong."""
+    """Judge the rule's form, settle it against the rules in use, and write it;
+    `RuleRefused` (with the reason) when it is wrong or the settlement goes against it.
+    `missed`: rules with a miss not yet in any episode (found by the reflection at hand)."""
     when, then = when.strip(), then.strip()
     if not when or not then:
         raise RuleRefused(when, then, "a rule needs both a `when` and a `then`")
@@ -96,13 +110,87 @@ def teach(
     known = {r.id: r for r in store.rules()[0]}
     if rid in known:
         return known[rid]
-    rule = store.save_rule(RoutingRule(id=rid, when=when, then=then, origin=origin, source=source))
+    new = RoutingRule(id=rid, when=when, then=then, origin=origin, source=source)
+    _reconcile(store, judge, new, [r for r in known.values() if not r.retired], missed)
+    rule = store.save_rule(new)
     store.log("route", {"rule": rule.id, "origin": origin})
     return rule
 
 
+def _reconcile(
+    store: Store, judge: Any, new: RoutingRule, rules: list[RoutingRule], missed: Collection[str]
+) -> None:
+    """Settle `new` against the rules in use that say the opposite for the same kind of
+    task (a `rule_conflict` call): the stored rule retires, or `new` is refused
+    (`RuleRefused`), or both go. A failed call refuses nothing: the rule stands beside
+    the others, as it did before rules were reconciled."""
+    if not rules:
+        return
+    shown = [{"id": r.id, "text": r.text()} for r in rules]
+    try:
+        answer = judge.ask("rule_conflict", {"new": {"id": new.id, "text": new.text()},
+                                             "existing": shown})  # fmt: skip
+    except MODEL_FAILURES as exc:
+        store.log("route", {"unreconciled": new.id, "error": str(exc)[:200]})
+        return
+    by_id = {r.id: r for r in rules}
+    opposed = [by_id[p.id] for p in answer.conflicts if p.id in by_id]
+    if not opposed:
+        return
+    rec = records(store)
+    keep_new = True
+    for old in opposed:
+        mine = rec.get(old.id, Record())
+        if new.origin == "manual" or mine.misses or old.id in missed:
+            retire(store, old.id, f"{new.id} ({new.text()}) says the opposite")
+        elif mine.selections and mine.served:
+            keep_new = False  # the stored rule has served with no miss: it keeps its place
+        else:  # neither has a record: the evidence conflicts, and neither is kept
+            why = f"{new.id} ({new.text()}) says the opposite; neither has a record"
+            retire(store, old.id, why)
+            keep_new = False
+    if not keep_new:
+        why = "a rule in use for the same kind of task says the opposite: " + ", ".join(
+            r.id for r in opposed
+        )
+        store.log("route", {"refused": new.text(), "reason": why})
+        raise RuleRefused(new.when, new.then, why)
+
+
+def retire(store: Store, rule_id_: str, why: str) -> RoutingRule | None:
+    """Take a rule out of selection, kept on disk with the reason (None: no such rule, or
+    retired already). A retired rule proposed again is not written again."""
+    rule = next((r for r in store.rules()[0] if r.id == rule_id_), None)
+    if rule is None or rule.retired:
+        return None
+    done = store.save_rule(rule.model_copy(update={"retired": why}))
+    store.log("route", {"retired": rule_id_, "reason": why})
+    return done
+
+
+def retire_missed(store: Store, rule_ids: list[str]) -> list[str]:
+    """Retire each of `rule_ids` whose misses reached `routing.retire_after_misses`; the
+    ids retired."""
+    if not rule_ids:
+        return []
+    limit = store.config.routing.retire_after_misses
+    rec = records(store)
+    out = []
+    for rid in dict.fromkeys(rule_ids):
+        n = rec.get(rid, Record()).misses
+        if n >= limit and retire(store, rid, f"turned away lessons work needed {n} times"):
+            out.append(rid)
+    return out
+
+
 def from_reflection(
-    store: Store, judge: Any, proposed: list[Any], *, source: str, session: str = ""
+    store: Store,
+    judge: Any,
+    proposed: list[Any],
+    *,
+    source: str,
+    session: str = "",
+    misses: Sequence[Miss] = (),
 ) -> tuple[list[str], list[str]]:
     """Write the rules a reflection proposed: (ids written, reasons for those refused).
 
@@ -110,23 +198,31 @@ def from_reflection(
     only once `routing.propose_after` distinct sessions proposed it: the same kind of task
     seen again with the same selection mistake, not one session's accident. Its form is
     judged then, and a failed form judgement refuses the rule (an unjudged rule is never
-    written). A rule already written is written again by no one."""
+    written); then it is settled against the rules in use, `misses` (those the reflection
+    at hand found, not yet in any episode) counting in their records. A rule already
+    written, or retired, is written again by no one."""
     cfg = store.config.routing
     if not cfg.enabled:
         return [], []
-    known = {r.id for r in store.rules()[0]}
+    rules = store.rules()[0]
+    known = {r.id for r in rules}
+    retired = {r.id for r in rules if r.retired}
     written, refused = [], []
     for p in proposed:
         when, then = p.when.strip(), p.then.strip()
         rid = rule_id(when, then)
+        if rid in retired:
+            store.log("route", {"proposed": rid, "retired": True})
+            continue
         if when and then and rid not in known:
             seen = store.propose_rule(rid, when, then, session=session or source)
             if seen < cfg.propose_after:
                 store.log("route", {"proposed": rid, "sessions": seen})
                 continue
         try:
+            missed = {r for m in misses for r in m.rules}
             written.append(teach(store, when, then, judge=judge, origin="reflection",
-                                 source=source).id)  # fmt: skip
+                                 source=source, missed=missed).id)  # fmt: skip
         except RuleRefused as exc:
             refused.append(exc.reason)
         except MODEL_FAILURES as exc:
@@ -144,24 +240,33 @@ def records(store: Store, read: Any = None) -> dict[str, Record]:
     """Each rule's record, counted from the episodes (the graph's `rule_record`), read
     through `read` (an open graph's `q`) when given, else in an open of its own."""
     rows = store.read("rule_record") if read is None else read("rule_record")
-    return {r["rule"]: Record(int(r["selections"]), int(r["served"]), int(r["used"])) for r in rows}
+    return {
+        r["rule"]: Record(
+            int(r["selections"]), int(r["served"]), int(r["used"]), int(r["misses"] or 0)
+        )
+        for r in rows
+    }
 
 
 def for_selection(store: Store, read: Any = None) -> list[RoutingRule]:
-    """The rules given to a selection: best record first, within `routing.max_tokens`;
-    their records read through `read` when given (see `records`).
+    """The rules in use given to a selection: best record first (fewest misses, then the
+    best share used), within `routing.max_tokens`; their records read through `read` when
+    given (see `records`). Retired rules are never given.
 
     The worst-record rules are the ones left out when the cap binds."""
     cfg = store.config.routing
     if not cfg.enabled:
         return []
-    rules = store.rules()[0]
+    rules = [r for r in store.rules()[0] if not r.retired]
     if not rules:
         return []
     rec = records(store, read)
-    ranked = sorted(
-        rules, key=lambda r: (-rec.get(r.id, Record()).rate, -r.created.timestamp(), r.id)
-    )
+
+    def rank(r: RoutingRule) -> tuple:
+        x = rec.get(r.id, Record())
+        return (x.misses, -x.rate, -r.created.timestamp(), r.id)
+
+    ranked = sorted(rules, key=rank)
     out, used = [], 0
     for rule in ranked:
         cost = tokens.count(rule.text()) + 1
@@ -172,8 +277,9 @@ def for_selection(store: Store, read: Any = None) -> list[RoutingRule]:
 
 
 def counts(store: Store) -> tuple[int, int]:
-    """(selection rules, lessons): the two sides of the growth ratio."""
-    return len(store.rules()[0]), len(store.read("lesson_id_list"))
+    """(selection rules in use, lessons): the two sides of the growth ratio."""
+    in_use = [r for r in store.rules()[0] if not r.retired]
+    return len(in_use), len(store.read("lesson_id_list"))
 
 
 def ratio_line(store: Store) -> str:

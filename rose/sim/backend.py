@@ -38,6 +38,8 @@ HANDLERS: dict[str, Handler] = {
     "scope": choose.scope,
     "select": choose.select,
     "rule_form": choose.rule_form,
+    "rule_conflict": choose.rule_conflict,
+    "gist": choose.gist,
     "assess": learn.assess,
     "reflect": learn.reflect,
     "rank_repairs": learn.rank_repairs,

@@ -17,6 +17,11 @@ select, scope and reconcile. Each reads only what its prompt shows.
   reads as about the migrations topic too, so the deploy lesson is chosen for migrations
   work. Nothing in a line tells the two senses apart; a rule to skip the deploy lessons
   when the task touches migrations does.
+- ``relevance`` cites, in a verdict a skip rule decided, the ids of the rules that did.
+- ``gist`` rewrites a passed-over lesson's line to name the topics its body names and those
+  the task that needed it names (what a reader of the two would write); ``rule_conflict``
+  reads the rules' words: the same topics and kinds of work in the condition, and one says
+  to read a topic the other says to skip.
 - ``rule_form`` reads the rule's words: conditioned when its condition names a topic or a
   kind of work the world's tasks come in (a verb or an object of a task's wording), about
   one lesson when it names a lesson id.
@@ -64,21 +69,28 @@ def _names(topics: set[str]) -> str:
     return ", ".join(sorted(topics)) or "nothing recognisable"
 
 
-def _follow(world: Reader, prompt: str, asked: set[str]) -> tuple[set[str], set[str]]:
-    """(topics to read, topics to skip) by the shown rules whose condition the task meets:
-    the condition names a topic the task names, and every kind of work it names (a verb,
-    an object) is the task's too. A rule to read a topic outweighs one to skip it."""
+def _follow(
+    world: Reader, prompt: str, asked: set[str]
+) -> tuple[set[str], set[str], dict[str, list[str]]]:
+    """(topics to read, topics to skip, the ids of the rules that skip each) by the shown
+    rules whose condition the task meets: the condition names a topic the task names, and
+    every kind of work it names (a verb, an object) is the task's too. A rule to read a
+    topic outweighs one to skip it."""
     read: set[str] = set()
-    skip: set[str] = set()
+    skip: dict[str, list[str]] = {}
     kinds = world.kinds_in(parse.section(prompt, "task"))
-    for rule in parse.bullets(parse.section(prompt, "rules")):
+    for rid, rule in parse.items(parse.section(prompt, "rules")):
         cond, _, advice = rule.partition(":")
         if not set(world.topics_in(cond)) & asked or not world.kinds_in(cond) <= kinds:
             continue
         named = set(world.topics_in(advice)) - asked
-        negative = any(w in advice.lower().split() for w in ("nothing", "skip", "skipped"))
-        (skip if negative else read).update(named)
-    return read, skip - read
+        if any(w in advice.lower().split() for w in ("nothing", "skip", "skipped")):
+            for topic in named:
+                skip.setdefault(topic, []).append(rid)
+        else:
+            read |= named
+    skipped = {t: ids for t, ids in skip.items() if t not in read}
+    return read, set(skipped), skipped
 
 
 def _skipped(world: Reader, line: str, skip: set[str]) -> bool:
@@ -90,17 +102,19 @@ def _skipped(world: Reader, line: str, skip: set[str]) -> bool:
 
 def relevance(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     asked = set(world.topics_in(parse.section(prompt, "task")))
-    read, skip = _follow(world, prompt, asked)
+    read, skip, skipped_by = _follow(world, prompt, asked)
     asked |= read
     reach = set(world.topics_in(parse.section(prompt, "found"))) - asked
     verdicts = []
     for cid, line in parse.items(parse.section(prompt, "candidates")):
         topics = set(world.topics_in(line))
+        cited: list[str] = []
         if _skipped(world, line, skip):
             verdict, reason = (
                 "unrelated",
                 f"a selection rule says {_names(topics & skip)} does not apply",
             )
+            cited = sorted({r for t in topics & skip for r in skipped_by[t]})
         elif not topics and world.outside_in(line):
             outside = set(world.outside_in(line))
             verdict, reason = "unrelated", f"about {_names(outside)}, which the task does not touch"
@@ -108,7 +122,7 @@ def relevance(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
             verdict, reason = _verdict(topics, asked, reach)
         if d.flip(cid):
             verdict, reason = _WRONG_VERDICT[verdict], f"judged otherwise: {reason}"
-        verdicts.append({"id": cid, "verdict": verdict, "reason": reason})
+        verdicts.append({"id": cid, "verdict": verdict, "reason": reason, "rules": cited})
     return {"verdicts": verdicts}
 
 
@@ -157,7 +171,7 @@ def related(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
 
 def select(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     wanted = set(world.topics_in(parse.section(prompt, "task")))
-    read, skip = _follow(world, prompt, wanted)
+    read, skip, _ = _follow(world, prompt, wanted)
     wanted |= read
     selected = []
     for cid, line in parse.items(parse.section(prompt, "candidates")):
@@ -166,6 +180,50 @@ def select(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
         if bool(shared) != d.flip(cid):
             selected.append({"id": cid, "reason": f"the work touches {_names(shared)}"})
     return {"selected": selected}
+
+
+def gist(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
+    """A lesson's line rewritten to name the topics its body is about and those of the task
+    that needed it (the task's words and the body's: a reader sees both)."""
+    blocks = parse.lessons(prompt)
+    title, _old, body = parse.lesson_parts(blocks[0][1] if blocks else "")
+    held = list(dict.fromkeys(world.topics_in(body)))
+    task = [t for t in world.topics_in(parse.section(prompt, "task")) if t not in held]
+    if d.flip("gist"):
+        task = []  # a rewrite that still misses what the task was about
+    facts = world.facts_in(body)
+    if facts and "give it back unchanged" not in prompt:
+        title = world.lesson(facts, verbose=False).title
+    about = ", ".join(held) or "nothing recognisable"
+    needed = f"; what {', '.join(task)} work relies on" if task else ""
+    return {"title": title.strip() or "Notes", "gist": f"About {about}{needed}."}
+
+
+def rule_conflict(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
+    """The rules in use for the same kind of task (the same topics and kinds of work in the
+    condition) whose advice on a topic is the opposite of the new rule's."""
+
+    def read(rule: str) -> tuple[frozenset[str], set[str], set[str], bool]:
+        cond, _, advice = rule.partition(":")
+        negative = any(w in advice.lower().split() for w in ("nothing", "skip", "skipped"))
+        return (
+            frozenset(world.topics_in(cond)),
+            world.kinds_in(cond),
+            set(world.topics_in(advice)),
+            negative,
+        )
+
+    new = parse.items(parse.section(prompt, "new"))
+    if not new:
+        return {"conflicts": []}
+    topics, kinds, advice, negative = read(new[0][1])
+    conflicts = []
+    for rid, rule in parse.items(parse.section(prompt, "existing")):
+        o_topics, o_kinds, o_advice, o_negative = read(rule)
+        opposite = topics == o_topics and kinds == o_kinds and bool(advice & o_advice)
+        if (opposite and negative != o_negative) != d.flip(rid):
+            conflicts.append({"id": rid, "reason": f"the opposite advice on {_names(advice)}"})
+    return {"conflicts": conflicts}
 
 
 def rule_form(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:

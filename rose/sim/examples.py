@@ -233,7 +233,26 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
         "select": {
             "prompt": task.prompt,
             "candidates": cands,
-            "rules": [f"when the task touches {topic}: also read the {others[0]} lessons"],
+            "rules": [
+                {
+                    "id": "r_read",
+                    "text": f"when the task touches {topic}: also read the {others[0]} lessons",
+                }
+            ],
+        },
+        "gist": {"lesson": by_topic[others[0]], "task": task.prompt},
+        "rule_conflict": {
+            "new": {
+                "id": "r_new",
+                "text": f"when the task touches {topic}: "
+                f"nothing in the {others[0]} lessons applies",
+            },
+            "existing": [
+                {
+                    "id": "r_old",
+                    "text": f"when the task touches {topic}: also read the {others[0]} lessons",
+                }
+            ],
         },
         "rule_form": {
             "when": f"the task touches {topic}",

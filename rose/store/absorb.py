@@ -31,6 +31,7 @@ from rose.models import (
     Cause,
     ClaimRef,
     Episode,
+    Miss,
     Outcome,
     RecallMode,
     Span,
@@ -72,6 +73,7 @@ class Unit:
     spans: list[Span] = field(default_factory=list)
     expansions: list[ClaimRef] = field(default_factory=list)
     rescues: list[ClaimRef] = field(default_factory=list)
+    misses: list[Miss] = field(default_factory=list)
     outcome: Outcome = "unknown"
     summary: str = ""
 
@@ -124,10 +126,27 @@ def units(entries: list[dict], *, final: bool, resolve: Resolve | None = None) -
         elif kind in ("expand", "rescue") and valid_id(e.get("lesson")) and e.get("claim"):
             ref = ClaimRef(lesson=full(str(e["lesson"])), claim=str(e["claim"]))
             (u.expansions if kind == "expand" else u.rescues).append(ref)
+        elif kind == "miss" and valid_id(e.get("lesson")) and e.get("by") in MISSED_BY:
+            _missed(u, e, full)
         elif kind == "outcome" and e.get("outcome") in OUTCOMES:
             u.outcome, u.summary = OUTCOMES[e["outcome"]], str(e.get("summary", ""))
     done = sorted(found.values(), key=lambda u: u.turn)
     return done if final else done[:-1]
+
+
+MISSED_BY = ("rule", "relevance", "budget")
+
+
+def _missed(u: Unit, e: dict, full: Resolve) -> None:
+    """Fold one `miss` entry into the unit: a lesson once, the rules it cites once."""
+    lesson = full(str(e["lesson"]))
+    if any(m.lesson == lesson for m in u.misses):
+        return
+    rules = e.get("rules")
+    cited = (
+        list(dict.fromkeys(str(r) for r in rules if valid_id(r))) if isinstance(rules, list) else []
+    )
+    u.misses.append(Miss(lesson=lesson, by=e["by"], rules=cited))
 
 
 def _said(u: Unit, e: dict, full: Resolve) -> None:
@@ -211,6 +230,7 @@ def episode(session_id: str, u: Unit) -> Episode:
         expansions=u.expansions,
         rescues=u.rescues,
         patch_rescues=[ClaimRef(lesson=i, claim=p) for i in credited for p in u.patched[i]],
+        misses=u.misses,
         accepted_summary=u.summary,
         **({"time": u.time} if u.time else {}),
     )

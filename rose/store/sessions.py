@@ -62,6 +62,7 @@ KINDS = (
     "minted",
     "reflected",
     "gap",
+    "miss",
 )
 #: Who may write a ``used`` entry, best first: the agent or its in-session reflector, a
 #: forked reflector (`rose used --source reflector`); then the judges of the digest, the
