@@ -347,6 +347,59 @@ class Episode(_Model):
         return list(dict.fromkeys(v))
 
 
+class Correction(_Model):
+    """A check's correction of what attribution recorded for one lesson on one episode.
+
+    An episode is never edited, so a check that disagrees with its attribution (the
+    counterfactual: did the approach change without the lesson?) is written beside it, a
+    file of its own under `episodes/` (`c_` ids), once per (episode, lesson). The graph
+    reads the episode with its corrections applied: `used` True puts the lesson among
+    what the episode used, False among what it did not, so every record counted from
+    the episodes (the lesson's successes and failures, its regression set, demotion's
+    count, precision) follows the check.
+    """
+
+    id: str = ""
+    episode: str = Field(min_length=1)
+    lesson: str = Field(min_length=1)
+    used: bool
+    source: Literal["counterfactual"] = "counterfactual"
+    reason: str = ""
+    time: datetime = Field(default_factory=now)
+
+    def model_post_init(self, _context: object) -> None:
+        if not self.id:
+            self.id = derived_id("c", self.episode, self.lesson)
+
+    @field_validator("id")
+    @classmethod
+    def _id_ok(cls, v: str) -> str:
+        if v and not _ID_RE.match(v):
+            raise ValueError(f"{v!r} is not a valid correction id")
+        return v
+
+    @field_validator("episode", "lesson")
+    @classmethod
+    def _ids_ok(cls, v: str, info) -> str:
+        return _check_ids([v], info.field_name)[0]
+
+
+def corrected(ep: Episode, corrections: list[Correction]) -> Episode:
+    """`ep` as its `corrections` say (those naming another episode are passed over): each
+    corrected lesson moved to `used` or `unused`, in the order given, the latest last."""
+    mine = [c for c in corrections if c.episode == ep.id]
+    if not mine:
+        return ep
+    used, unused, causes = list(ep.used), list(ep.unused), dict(ep.causes)
+    for c in mine:
+        used = [i for i in used if i != c.lesson]
+        unused = [i for i in unused if i != c.lesson]
+        (used if c.used else unused).append(c.lesson)
+        if c.used:
+            causes.pop(c.lesson, None)
+    return ep.model_copy(update={"used": used, "unused": unused, "causes": causes})
+
+
 class RoutingRule(_Model):
     """A selection rule: when a kind of task comes up, where (not) to look in the store.
 

@@ -34,6 +34,7 @@ def _nothing_recorded(store: Store) -> None:
         "agreement": None,
         "used": {"checked": 0, "agreed": 0},
         "unused": {"checked": 0, "agreed": 0},
+        "corrected": 0,
     }
 
 

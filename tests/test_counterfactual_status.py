@@ -44,6 +44,7 @@ def test_status_reports_the_agreement_rate(project: Path):
         "agreement": 0.5,
         "used": {"checked": 1, "agreed": 1},
         "unused": {"checked": 1, "agreed": 0},
+        "corrected": 1,
     }
     line = next(x for x in _status().splitlines() if "counterfactual" in x)
     assert "50% (1/2)" in line and "used 1/1" in line and "unused 0/1" in line

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from rose.graph import queries
+from rose.graph import _corrections, queries
 from rose.graph.engine import Graph, open_graph
 from rose.graph.rows import claim_rows, episode_row, lesson_row
 from rose.graph.sync import ensure_schema
-from rose.models import Claim, Episode, Node
+from rose.models import Claim, Correction, Episode, Node
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
@@ -58,6 +58,9 @@ def _rows(name: str) -> list[dict]:
         "pending_put": [{"src": "n_src1", "dst": "n_dst1"}],
         "meta_put": [{"key": "k", "value": "v"}],
         "files_put": _file_rows(),
+        "corrections_create": [
+            _corrections.row(Correction(episode="e_x000", lesson="n_x000", used=True), "/c.json")
+        ],
     }[name]
 
 

@@ -118,9 +118,12 @@ def attribute(
     A check takes a lesson a recorded episode served and probes the episode's prompt in
     fresh processes, with everything the episode served and without that lesson; a judge
     says whether the approach changed because of it. Attribution agrees when a lesson it
-    called used changed the approach, or one it called unused did not. Pairs already
-    checked are not redone; each probe and judgement counts against the budget. The
-    session end queues a check as a job; `rose status` reports the agreement too.
+    called used changed the approach, or one it called unused did not. A disagreement
+    corrects the episode's record of the lesson to the check's verdict (a correction file
+    beside the episode), so the lesson's successes and failures follow it. Pairs already
+    checked or corrected are not redone; each probe and judgement counts against the
+    budget. The session end queues a check as a job; `rose status` reports the agreement
+    and the corrections too.
     """
     import dataclasses
 
@@ -158,4 +161,5 @@ def _check_line(c) -> str:
         head
         + f"{moved} the approach; attribution said {said}, so it "
         + ("agrees" if c.agree else "disagrees")
+        + ("; the record is corrected" if c.corrected else "")
     )

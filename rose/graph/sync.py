@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from rose.errors import LessonFileError, QueryError
-from rose.graph import synced
+from rose.graph import _corrections, synced
 from rose.graph._apply import apply
 from rose.graph.engine import Graph
 from rose.graph.queries import load, statements
@@ -29,10 +29,10 @@ from rose.graph.rows import (
     episode_folds,
     spans_by_lesson,
 )
-from rose.models import Episode, Node
+from rose.models import Correction, Episode, Node
 from rose.store import scan as store_scan
 from rose.store.layout import StoreDir
-from rose.store.nodefile import read_episode, read_node
+from rose.store.nodefile import read_node, read_record
 from rose.store.scan import FileState, Survey
 
 # What was observed, folded from episodes into lessons and claims: after every link.
@@ -145,15 +145,17 @@ def fingerprint(survey: Survey, broken: list[str]) -> str:
 def _parse(changed: list[FileState], claimed_by: Callable[[list[str]], dict[str, str]]):
     """Parse changed files; an id already held by another file is an error for the newcomer.
 
-    `claimed_by(ids)` says which unchanged file holds each of `ids` (by id), if any.
+    `claimed_by(ids)` says which unchanged file holds each of `ids` (by id), if any. Returns
+    the lessons, the episodes and the corrections (`rose.graph._corrections`) read, each with
+    its file's state, and what each file holds (or why it could not be read).
     """
-    parsed: list[tuple[FileState, Node | Episode | None, str]] = []
+    parsed: list[tuple[FileState, Node | Episode | Correction | None, str]] = []
     for st in changed:
         try:
-            item: Node | Episode | None = (
+            item: Node | Episode | Correction | None = (
                 read_node(Path(st.path), st.scope)
                 if st.kind == "node"
-                else read_episode(Path(st.path))
+                else read_record(Path(st.path))
             )
         except LessonFileError as exc:
             parsed.append((st, None, exc.reason))
@@ -162,6 +164,7 @@ def _parse(changed: list[FileState], claimed_by: Callable[[list[str]], dict[str,
     claimed = claimed_by(sorted({item.id for _, item, _ in parsed if item is not None}))
     nodes: list[tuple[Node, FileState]] = []
     episodes: list[tuple[Episode, FileState]] = []
+    corrections: list[tuple[Correction, FileState]] = []
     results: dict[str, tuple[str, str]] = {}  # path -> (item id, error)
     for st, item, error in parsed:
         other = claimed.get(item.id) if item is not None else None
@@ -174,9 +177,11 @@ def _parse(changed: list[FileState], claimed_by: Callable[[list[str]], dict[str,
         results[st.path] = (item.id, "")
         if isinstance(item, Node):
             nodes.append((item, st))
+        elif isinstance(item, Correction):
+            corrections.append((item, st))
         else:
             episodes.append((item, st))
-    return nodes, episodes, results
+    return nodes, episodes, corrections, results
 
 
 def _fold(
@@ -258,8 +263,9 @@ def sync(
         report.seconds = time.monotonic() - t0
         return report
 
-    nodes, episodes, results = _parse(changed, claimed_by)
+    nodes, episodes, corrections, results = _parse(changed, claimed_by)
     old = [known_rows[p] for p in stale if p in known_rows and known_rows[p]["item"]]
+    episodes, old = _corrected(g, current, episodes, corrections, old, full)
     episode_ids = {r["item"] for r in old if r["kind"] == "episode"} | {e.id for e, _ in episodes}
     by_fold, claim_refs = _moved(g, old, [e for e, _ in episodes])
 
@@ -278,6 +284,8 @@ def sync(
             {r["item"] for r in old if r["kind"] == "episode"},
             full=full,
         )
+        going = {r["item"] for r in old if r["kind"] == "episode"}
+        _corrections.write(g, [(c, st.path) for c, st in corrections], going)
         # Derived edges and folds read what this transaction wrote: they run in the next one
         # (the engine's reads of relationships written earlier in the same transaction can
         # miss or repeat some). Recorded here, so a crash in between is finished on next open.
@@ -300,6 +308,28 @@ def sync(
     synced.write_listing(g.path, print_, current)
     report.seconds = time.monotonic() - t0
     return report
+
+
+def _corrected(
+    g: Graph,
+    current: Survey,
+    episodes: list[tuple[Episode, FileState]],
+    corrections: list[tuple[Correction, FileState]],
+    old: list[dict],
+    full: bool,
+) -> tuple[list[tuple[Episode, FileState]], list[dict]]:
+    """The episodes to write with their corrections applied, and the rows they replace: the
+    episodes whose corrections this sync brings, changes or removes are read again from
+    their files and replaced too (`rose.graph._corrections`)."""
+    going = {r["item"] for r in old if r["kind"] == "episode"}
+    if not full:
+        named = _corrections.targets(g, [c for c, _ in corrections], going)
+        named -= going | {e.id for e, _ in episodes}  # replaced already
+        again, replaced = _corrections.reread(g, current, named)
+        episodes, old = [*episodes, *again], [*old, *replaced]
+    eps = [e for e, _ in episodes]
+    fixed = _corrections.apply(g, eps, [c for c, _ in corrections], going, full=full)
+    return [(e, st) for e, (_, st) in zip(fixed, episodes, strict=True)], old
 
 
 def _moved(

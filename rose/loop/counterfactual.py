@@ -15,13 +15,21 @@ lesson on the task's topic changes the approach, so the check would ask recall's
 claims: that this lesson made a difference beside the others. A lesson whose point another
 served lesson also makes changes nothing, and attribution calling it used disagrees. The
 lessons are shown as they are now (an episode records ids, not text); one since deleted
-drops out of both probes. A probe is not the agent: it neither forgets a lesson nor knows
-anything out of habit, so a lesson the agent ignored or did not need, rightly called
-unused, can still change the probe's approach. Agreement is a check on attribution, not a
-verdict on it.
+drops out of both probes.
+
+A disagreement corrects the record: the check ran the counterfactual that attribution only
+inferred, so its verdict stands for the pair. A `Correction` is written beside the episode
+(`Store.save_correction`; the episode itself is never edited), and the graph holds the
+episode with the lesson moved to what it used (the approach changed) or did not use (it
+did not): the lesson's successes and failures, its regression set, demotion's count and
+precision all follow. The check's event says so (`corrected`), and `rose status` counts
+the corrections. A probe is not the agent: it neither forgets a lesson nor knows anything
+out of habit, so a lesson the agent ignored or did not need, rightly called unused, can
+still change the probe's approach, and is then counted as used.
 
 Sampling: episodes with a prompt that some source attributed (`attributed_by`); pairs
-already checked (a `counterfactual` event) are not redone; the rest in a seeded order (a
+already checked (a `counterfactual` event) or corrected (here or on another machine) are
+not redone; the rest in a seeded order (a
 hash of the ids, as `_sample` orders episodes), an episode's lessons together, so they
 share its probe with everything. The budget, `attribute.counterfactual_calls` a run, counts
 each probe and each judgement as one call, answered from the cache or not, and a pair is
@@ -45,6 +53,7 @@ from rose.errors import RoseError
 from rose.events import read_events
 from rose.judge import models as m
 from rose.loop import _replay
+from rose.models import Correction
 from rose.store.facade import Store
 
 #: The event of a checked pair, and of a pair whose check failed.
@@ -58,18 +67,21 @@ TRIES = 2
 @dataclass(frozen=True)
 class Episode:
     """A recorded episode whose attribution can be checked: its prompt, the lessons it
-    served (as they are now), and which of them its attribution called used."""
+    served (as they are now), which of them its attribution called used (as corrected),
+    and which a check has corrected already."""
 
     id: str
     prompt: str
     served: tuple[m.Lesson, ...]
     used: frozenset[str]
+    corrected: frozenset[str] = frozenset()
 
 
 @dataclass
 class Check:
     """One pair checked: `changed` is the judgement, `agree` whether attribution's `used`
-    says the same; both None, with `error`, when the check failed."""
+    says the same; both None, with `error`, when the check failed. `corrected`: the
+    disagreement was written as a correction of the episode's record."""
 
     episode: str
     lesson: str
@@ -78,20 +90,23 @@ class Check:
     agree: bool | None = None
     reason: str = ""
     error: str = ""
+    corrected: bool = False
 
 
 def episodes(store: Store) -> list[Episode]:
     """Every episode with a prompt that some source attributed, with what it served."""
-    grouped: dict[str, tuple[str, list[m.Lesson], set[str]]] = {}
+    grouped: dict[str, tuple[str, list[m.Lesson], set[str], set[str]]] = {}
     for r in store.read("counterfactual_pairs"):
-        _, served, used = grouped.setdefault(r["episode"], (r["prompt"], [], set()))
+        _, served, used, fixed = grouped.setdefault(r["episode"], (r["prompt"], [], set(), set()))
         lesson = m.Lesson(id=r["lesson"], title=r["title"], gist=r["gist"], body=r["body"])
         served.append(lesson)
         if r["used"]:
             used.add(lesson.id)
+        if r["corrected"]:
+            fixed.add(lesson.id)
     return [
-        Episode(eid, prompt, tuple(served), frozenset(used))
-        for eid, (prompt, served, used) in grouped.items()
+        Episode(eid, prompt, tuple(served), frozenset(used), frozenset(fixed))
+        for eid, (prompt, served, used, fixed) in grouped.items()
     ]
 
 
@@ -113,6 +128,8 @@ def due(store: Store) -> list[tuple[Episode, m.Lesson]]:
     for ep in sorted(episodes(store), key=lambda ep: _order(ep.id)):
         for lesson in sorted(ep.served, key=lambda x: _order(ep.id, x.id)):
             pair = (ep.id, lesson.id)
+            if lesson.id in ep.corrected:
+                continue
             if pair not in checked and failures.get(pair, 0) < TRIES:
                 out.append((ep, lesson))
     return out
@@ -126,7 +143,8 @@ def counterfactual(
     calls: int | None = None,
 ) -> list[Check]:
     """Check attribution on the pairs due, within `calls` model calls (default:
-    `attribute.counterfactual_calls`); each check is logged as an event.
+    `attribute.counterfactual_calls`); each check is logged as an event, and each
+    disagreement corrects the episode's record of the lesson (`Correction`).
 
     `prober` asks the probes (default: a fresh `rose` process each).
     """
@@ -147,6 +165,10 @@ def counterfactual(
             if spent + 2 + (ep.id not in whole) > budget:
                 break
             check = _check(judge, prober, ep, lesson, whole, spend)
+            if check.agree is False and check.changed is not None:
+                fix = Correction(episode=ep.id, lesson=lesson.id, used=check.changed,
+                                 reason=check.reason[:300])  # fmt: skip
+                check.corrected = store.save_correction(fix)
             _log(store, check, served=len(ep.served))
             out.append(check)
     return out
@@ -195,6 +217,7 @@ def _log(store: Store, check: Check, *, served: int) -> None:
             "changed": check.changed,
             "agree": check.agree,
             "reason": check.reason[:300],
+            "corrected": check.corrected,
         },
     )
 
@@ -205,13 +228,18 @@ def _one_at_a_time(store: Store) -> AbstractContextManager[None]:
 
 def agreement(store: Store) -> dict[str, Any]:
     """How often attribution agrees with the counterfactual: over the pairs checked, and
-    apart for the lessons attribution called used and unused. `agreement` is None while
-    nothing is checked, never a rate of nothing."""
+    apart for the lessons attribution called used and unused; and how many pairs a
+    disagreement corrected. `agreement` is None while nothing is checked, never a rate of
+    nothing."""
     last: dict[tuple[str, str], tuple[bool, bool]] = {}
+    corrected: set[tuple[str, str]] = set()
     for e in read_events(store.primary.events, kind=CHECKED):
         used, changed = e.get("used"), e.get("changed")
+        pair = (str(e.get("episode")), str(e.get("lesson")))
         if isinstance(used, bool) and isinstance(changed, bool):
-            last[(str(e.get("episode")), str(e.get("lesson")))] = (used, changed)
+            last[pair] = (used, changed)
+        if e.get("corrected"):
+            corrected.add(pair)
     groups = {"used": [0, 0], "unused": [0, 0]}
     for used, changed in last.values():
         counts = groups["used" if used else "unused"]
@@ -224,6 +252,7 @@ def agreement(store: Store) -> dict[str, Any]:
         "agreed": agreed,
         "agreement": round(agreed / checked, 4) if checked else None,
         **{name: {"checked": c[0], "agreed": c[1]} for name, c in groups.items()},
+        "corrected": len(corrected),
     }
 
 
@@ -232,9 +261,11 @@ def text(s: dict[str, Any]) -> str:
     if not s["checked"]:
         return "no counterfactual check made yet (`rose attribute --counterfactual`)"
     used, unused = s["used"], s["unused"]
+    fixed = s.get("corrected") or 0
     return (
         f"{s['agreement']:.0%} ({s['agreed']}/{s['checked']}) of checks agree with attribution:"
         f" used {used['agreed']}/{used['checked']}, unused {unused['agreed']}/{unused['checked']}"
+        + (f"; {fixed} record(s) corrected to the check's verdict" if fixed else "")
     )
 
 

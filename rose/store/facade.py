@@ -31,7 +31,7 @@ from rose.graph.engine import (
 )
 from rose.graph.rows import episode_from_row, lessons_get, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
-from rose.models import Episode, Node, RoutingRule, derived_id, now
+from rose.models import Correction, Episode, Node, RoutingRule, derived_id, now
 from rose.store import _damage, journal, opened, shortid
 from rose.store.draft import draft
 from rose.store.layout import StoreDir, find_project_root, global_root
@@ -498,6 +498,20 @@ class Store:
         if written:
             self.log("episodes", {"written": len(written), "ids": [e.id for e in written][:20]})
         return written
+
+    def save_correction(self, correction: Correction) -> bool:
+        """Write a check's correction of an episode's attribution beside the episode (in the
+        scope holding it), once: False when the episode is in no store, or the pair was
+        corrected already. Like an episode, it takes no lock: the next open reads it in,
+        and the graph holds the episode corrected from then on."""
+        for d in self.dirs:
+            if d.episode_path(correction.episode).exists():
+                path = d.episode_path(correction.id)
+                if path.exists():
+                    return False
+                write_json(path, correction.model_dump(mode="json"))
+                return True
+        return False
 
     def attribute(
         self,

@@ -1,15 +1,17 @@
-"""Lesson files (`nodes/<family>/<id>.md`: YAML front matter + body) and episode JSON files."""
+"""Lesson files (`nodes/<family>/<id>.md`: YAML front matter + body) and episode JSON files
+(with the corrections checks write beside them, `c_` ids)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TypeVar
 
 import yaml
 from pydantic import ValidationError
 
 from rose.errors import LessonFileError
-from rose.models import Episode, Node
+from rose.models import Correction, Episode, Node
 
 _FENCE = "---"
 # libyaml's safe loader and dumper when PyYAML was built with it (about 6x faster);
@@ -104,6 +106,23 @@ def dump_episode(ep: Episode) -> dict:
 
 
 def read_episode(path: Path) -> Episode:
+    return _read_json(path, Episode)
+
+
+def is_correction(path: Path) -> bool:
+    """Whether a file of `episodes/` holds a check's correction rather than an episode."""
+    return path.name.startswith("c_")
+
+
+def read_record(path: Path) -> Episode | Correction:
+    """A file of `episodes/`: an episode, or a correction written beside one."""
+    return _read_json(path, Correction) if is_correction(path) else _read_json(path, Episode)
+
+
+_Record = TypeVar("_Record", Episode, Correction)
+
+
+def _read_json(path: Path, model: type[_Record]) -> _Record:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -111,9 +130,9 @@ def read_episode(path: Path) -> Episode:
     except json.JSONDecodeError as exc:
         raise LessonFileError(path, f"not valid JSON at line {exc.lineno}") from None
     try:
-        ep = Episode.model_validate(data)
+        item = model.model_validate(data)
     except ValidationError as exc:
         raise LessonFileError(path, pydantic_reason(exc)) from None
-    if path.stem != ep.id:
-        raise LessonFileError(path, f"file name does not match its id {ep.id!r}")
-    return ep
+    if path.stem != item.id:
+        raise LessonFileError(path, f"file name does not match its id {item.id!r}")
+    return item

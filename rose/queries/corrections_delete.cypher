@@ -1,0 +1,1 @@
+MATCH (c:Correction) WHERE c.id IN $ids DELETE c;
