@@ -291,7 +291,11 @@ class ProposedRule(_Answer):
 class ReflectAnswer(_Answer):
     found: bool
     reason: str
-    lesson: MintedLesson | None
+    new_lessons: list[MintedLesson] = Field(
+        default_factory=list,
+        description="the lessons found, one per subject: what the work taught about two "
+        "subjects is two lessons",
+    )
     lessons: list[LessonUse] = Field(
         default_factory=list, description="for each served lesson: did it change what was done"
     )
@@ -309,8 +313,8 @@ class ReflectAnswer(_Answer):
 
     @model_validator(mode="after")
     def _consistent(self) -> ReflectAnswer:
-        if self.found != (self.lesson is not None):
-            raise ValueError("`lesson` must be given exactly when `found` is true")
+        if self.found != bool(self.new_lessons):
+            raise ValueError("`new_lessons` must hold a lesson exactly when `found` is true")
         return self
 
 
