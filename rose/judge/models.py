@@ -226,6 +226,11 @@ class ReconcileAnswer(_Answer):
         description="for refines, the detail the new lesson adds to the target, written to "
         "stand on its own; else empty"
     )
+    other_subjects: list[str] = Field(
+        default_factory=list,
+        description="for refines, the subjects that detail is about which the target's title "
+        "and gist do not name (it is then kept as a lesson of its own); else empty",
+    )
     title: str = Field(min_length=1, description="the new lesson's title, a few words")
     gist: str = Field(min_length=1, description="the new lesson's gist, one sentence")
     reason: str
@@ -239,6 +244,14 @@ class ReconcileAnswer(_Answer):
         if self.relation == "refines" and not self.detail.strip():
             raise ValueError("a refinement needs the detail it adds")
         return self
+
+    def subjects_apart(self) -> list[str]:
+        """The subjects a refinement brings that its target's title and gist do not name
+        (none for any other relation): recall, reading those lines alone, would never serve
+        the target for them."""
+        if self.relation != "refines":
+            return []
+        return list(dict.fromkeys(s.strip() for s in self.other_subjects if s.strip()))
 
 
 class ScopeAnswer(_Answer):
