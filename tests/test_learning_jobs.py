@@ -232,7 +232,7 @@ def test_a_lesson_that_cannot_be_stored_keeps_the_verdicts_and_fails_the_job(
 
     monkeypatch.setattr(capture, "capture", locked)
     monkeypatch.setattr(reflection, "reflect", found)
-    monkeypatch.setattr(reflection, "minted_node", lambda *_a, **_k: Node(title="t", body="b"))
+    monkeypatch.setattr(reflection, "minted_nodes", lambda *_a, **_k: [Node(title="t", body="b")])
     payload = {"session": SID, "transcript": str(transcript), "start": 0, "turn": 1}
     with pytest.raises(StoreLocked):
         learning.reflect(_job(store, payload))

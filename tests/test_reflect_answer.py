@@ -34,7 +34,7 @@ def _judge(*answers) -> tuple[Judge, ScriptedBackend]:
 
 
 def _answer(**extra) -> dict:
-    return {"found": False, "reason": "routine", "lesson": None, **extra}
+    return {"found": False, "reason": "routine", "new_lessons": [], **extra}
 
 
 def test_an_empty_digest_asks_nothing():
@@ -66,22 +66,39 @@ def test_verdicts_and_spans_are_kept_only_where_they_hold():
 
 def test_a_found_lesson_becomes_a_level_zero_reflection_node():
     lesson = {"title": "Use 8081", "gist": "The api port", "family": "api", "body": "It is 8081."}
-    judge, _ = _judge({"found": True, "reason": "user said", "lesson": lesson})
+    judge, _ = _judge({"found": True, "reason": "user said", "new_lessons": [lesson]})
     answer, _ = reflect.reflect(judge, prompt="p", digest="User: it is 8081", served=[])
-    node = reflect.minted_node(answer)
-    assert node is not None and (node.level, node.origin, node.family) == (0, "reflection", "api")
+    (node,) = reflect.minted_nodes(answer)
+    assert (node.level, node.origin, node.family) == (0, "reflection", "api")
     assert node.body == "It is 8081."
-    again = reflect.minted_node(answer, where="s1:2:0")
-    assert again is not None and again.id == reflect.minted_node(answer, where="s1:2:0").id
-    assert again.id != reflect.minted_node(answer, where="s1:3:0").id  # other work, other id
-    assert node.id != reflect.minted_node(answer).id  # without `where`: a fresh id each time
+    (again,) = reflect.minted_nodes(answer, where="s1:2:0")
+    assert again.id == reflect.minted_nodes(answer, where="s1:2:0")[0].id
+    assert again.id != reflect.minted_nodes(answer, where="s1:3:0")[0].id  # other work, other id
+    assert node.id != reflect.minted_nodes(answer)[0].id  # without `where`: a fresh id each time
+
+
+def test_each_lesson_found_becomes_a_node_of_its_own():
+    """One reflection on work that taught two subjects mints two lessons, each with its own
+    id (from the work and its own text); one written twice is minted once."""
+    port = {"title": "Api port", "gist": "The api port", "family": "api", "body": "It is 8081."}
+    logs = {"title": "Log path", "gist": "Where logs go", "family": "logs", "body": "/var/log."}
+    found = {"found": True, "reason": "user said", "new_lessons": [port, logs, port]}
+    judge, _ = _judge(found)
+    answer, _ = reflect.reflect(judge, prompt="p", digest="User: 8081, /var/log", served=[])
+    nodes = reflect.minted_nodes(answer, where="s1:2:0")
+    assert [(n.family, n.body) for n in nodes] == [("api", "It is 8081."), ("logs", "/var/log.")]
+    assert len({n.id for n in nodes}) == 2
 
 
 def test_a_failed_call_is_reported_not_raised():
     judge, _ = _judge(BackendUnavailable("claude", "not installed"))
     answer, found = reflect.reflect(judge, prompt="p", digest="Agent: x", served=[A])
     assert answer is None and found.error.startswith("BackendUnavailable")
-    judge, _ = _judge({"found": True, "reason": "x", "lesson": None})  # found without a lesson
+    judge, _ = _judge({"found": True, "reason": "x", "new_lessons": []})  # found, none written
+    answer, found = reflect.reflect(judge, prompt="p", digest="Agent: x", served=[A])
+    assert answer is None and found.error.startswith("AnswerInvalid")
+    lesson = {"title": "t", "gist": "g", "family": "api", "body": "b"}
+    judge, _ = _judge({"found": False, "reason": "x", "new_lessons": [lesson]})  # and the reverse
     answer, found = reflect.reflect(judge, prompt="p", digest="Agent: x", served=[A])
     assert answer is None and found.error.startswith("AnswerInvalid")
 

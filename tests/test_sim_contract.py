@@ -126,8 +126,11 @@ def test_reflect_mints_what_the_user_taught(judge, ctx, world, task):
     assert answer.found
     session = Agent(world, explains=1.0).session(task, examples.block([ctx["assess"]["served"][0]]))
     taught = [f for f in session.first.missing if f not in world.known]
-    assert sorted(world.facts_in(answer.lesson.body)) == sorted(taught)
-    assert answer.lesson.family == task.topics[0]
+    minted = {x.family: world.facts_in(x.body) for x in answer.new_lessons}
+    assert sorted(f for facts in minted.values() for f in facts) == sorted(taught)
+    assert next(iter(minted)) == world.facts[taught[0]].topic
+    for topic, facts in minted.items():  # one lesson a topic
+        assert {world.facts[f].topic for f in facts} == {topic}
     quiet = {**ctx["reflect"], "digest": "User: hi\nAgent: done"}
     assert judge.ask("reflect", quiet).found is False
 

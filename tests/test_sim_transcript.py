@@ -79,7 +79,7 @@ def test_assess_and_reflect_judge_our_digest_as_the_sessions_own(world, tmp_path
             context = {"prompt": task.prompt, "digest": digest, "served": [lesson]}
             assessed = judge.ask("assess", context)
             reflected = judge.ask("reflect", context)
-            facts = world.facts_in(reflected.lesson.body) if reflected.lesson else []
+            facts = [f for x in reflected.new_lessons for f in world.facts_in(x.body)]
             answers.append(
                 (
                     assessed.outcome,

@@ -55,9 +55,10 @@ def add(
 
     The model decides its scope (unless --scope says) and how it relates to the lessons on
     its subject: a duplicate is not stored, a refinement is folded into the lesson it
-    refines, a contradiction keeps both and asks you (`rose conflicts`). When the model is
-    unavailable the lesson is stored as it is, and a job reconciles it later. A store is
-    created where the lesson belongs if there is none yet.
+    refines (or kept as a lesson of its own when it brings a subject that lesson's title
+    and gist do not name), a contradiction keeps both and asks you (`rose conflicts`). When
+    the model is unavailable the lesson is stored as it is, and a job reconciles it later. A
+    store is created where the lesson belongs if there is none yet.
     """
     from rose.host.capture import capture, note_minted, session_root
     from rose.store.facade import Store

@@ -66,8 +66,7 @@ def route(
         typer.echo(f"{r.id}  {r.text()}{mark}")
         missed = f", {x.misses} miss{'es' if x.misses != 1 else ''}"
         typer.echo(
-            f"  {r.origin}; {x.selections} selection(s), {x.used} of {x.served} served used"
-            f"{missed}"
+            f"  {r.origin}; {x.selections} selection(s), {x.used} of {x.served} served used{missed}"
         )
     for p in problems:
         typer.echo(f"unreadable: {p.path}: {p.reason}", err=True)

@@ -7,7 +7,8 @@
   repair, demotion). ``session-end`` then reflects once over what no reflection has read
   yet, so a session with no nudge still mints its lessons.
 - ``reflect`` (a nudge in background mode): a digest of the transcript since the last
-  reflection, one `reflect` call, the lesson it found consolidated, its verdicts logged.
+  reflection, one `reflect` call, each lesson it found (one per subject) consolidated, its
+  verdicts logged.
 - ``reflect-fork`` (a nudge in fork mode, Claude Code): the session resumed as a fork that
   sees the whole conversation and reports with `rose used` and `rose add`.
 
@@ -340,22 +341,10 @@ def reflect_on(
         chosen=unit.get("recall") == "judged",
     )
     stretch = f"{session_id}:{turn}:{start}"
-    node = reflection.minted_node(answer, where=stretch) if answer is not None else None
-    failed: Exception | None = None
-    missed: list = []
-    if node is not None:
-        from rose.errors import RoseError
-        from rose.host.capture import capture, minted_ids
-
-        where = Path(cwd) if cwd and os.path.isdir(cwd) else None
-        try:
-            done = capture(store, judge, node, source=source, start=where)
-        except RoseError as exc:  # a store locked past its deadline, a file it cannot write
-            failed = exc
-            found.error = f"the lesson found could not be stored: {str(exc)[:240]}"
-        else:
-            found.minted, found.outcome = minted_ids(done), done.relation
-            missed = _missed(store, judge, session_id, turn, done)
+    nodes = reflection.minted_nodes(answer, where=stretch) if answer is not None else []
+    failed, missed = _captured(
+        store, judge, nodes, found, source=source, cwd=cwd, session=session_id, turn=turn
+    )
     if found.proposed:  # where the knowledge was: selection rules, each judged for its form
         from rose.loop import route
 
@@ -387,6 +376,35 @@ def _missed(store: Store, judge: Any, sid: str, turn: int, done: Any) -> list[Mi
         store.log("miss-failed", {"session": sid, "error": f"{type(exc).__name__}: {exc}"[:300]})
         return []
     return [f.miss for f in found]
+
+
+def _captured(
+    store: Store, judge: Any, nodes: list[Node], found: reflection.Reflection, *, source: str,
+    cwd: str, session: str, turn: int,
+) -> tuple[Exception | None, list[Miss]]:  # fmt: skip
+    """Consolidate each lesson a reflection found, in turn, into `found` (`minted`,
+    `outcomes`), and find what each shows recall missed (`_missed`, logged in `store`'s
+    session log); returns the error that stopped it, once `found.error` says so, and the
+    misses. The first that cannot be stored ends it: the rest would wait out the same lock
+    or hit the same disk, and a retried job mints the same lessons again (their ids come
+    from the work)."""
+    from rose.errors import RoseError
+    from rose.host.capture import capture, minted_ids
+
+    where = Path(cwd) if cwd and os.path.isdir(cwd) else None
+    into = store
+    missed: list[Miss] = []
+    for node in nodes:
+        try:
+            done = capture(into, judge, node, source=source, start=where)
+        except RoseError as exc:  # a store locked past its deadline, a file it cannot write
+            found.error = f"a lesson found could not be stored: {str(exc)[:240]}"
+            return exc, missed
+        found.minted += [i for i in minted_ids(done) if i not in found.minted]
+        found.outcomes.append(done.relation)
+        missed += _missed(store, judge, session, turn, done)
+        into = done.store  # with the store the lesson made, if it made one: the next sees it
+    return None, missed
 
 
 def reflect(job: JobContext) -> None:

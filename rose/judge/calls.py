@@ -105,7 +105,7 @@ CALLS: dict[str, Call] = {
         ),
         Call(
             "reflect",
-            "Is there a lesson in this session? If so, write it out in full.",
+            "Are there lessons in this session? If so, write each out in full, one per subject.",
             m.ReflectContext,
             m.ReflectAnswer,
             cache=False,

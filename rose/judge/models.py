@@ -256,6 +256,11 @@ class ReconcileAnswer(_Answer):
         description="for refines, the detail the new lesson adds to the target, written to "
         "stand on its own; else empty"
     )
+    other_subjects: list[str] = Field(
+        default_factory=list,
+        description="for refines, the subjects that detail is about which the target's title "
+        "and gist do not name (it is then kept as a lesson of its own); else empty",
+    )
     title: str = Field(min_length=1, description="the new lesson's title, a few words")
     gist: str = Field(min_length=1, description="the new lesson's gist, one sentence")
     reason: str
@@ -269,6 +274,14 @@ class ReconcileAnswer(_Answer):
         if self.relation == "refines" and not self.detail.strip():
             raise ValueError("a refinement needs the detail it adds")
         return self
+
+    def subjects_apart(self) -> list[str]:
+        """The subjects a refinement brings that its target's title and gist do not name
+        (none for any other relation): recall, reading those lines alone, would never serve
+        the target for them."""
+        if self.relation != "refines":
+            return []
+        return list(dict.fromkeys(s.strip() for s in self.other_subjects if s.strip()))
 
 
 class ScopeAnswer(_Answer):
@@ -321,7 +334,11 @@ class ProposedRule(_Answer):
 class ReflectAnswer(_Answer):
     found: bool
     reason: str
-    lesson: MintedLesson | None
+    new_lessons: list[MintedLesson] = Field(
+        default_factory=list,
+        description="the lessons found, one per subject: what the work taught about two "
+        "subjects is two lessons",
+    )
     lessons: list[LessonUse] = Field(
         default_factory=list, description="for each served lesson: did it change what was done"
     )
@@ -339,8 +356,8 @@ class ReflectAnswer(_Answer):
 
     @model_validator(mode="after")
     def _consistent(self) -> ReflectAnswer:
-        if self.found != (self.lesson is not None):
-            raise ValueError("`lesson` must be given exactly when `found` is true")
+        if self.found != bool(self.new_lessons):
+            raise ValueError("`new_lessons` must hold a lesson exactly when `found` is true")
         return self
 
 

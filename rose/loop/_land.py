@@ -59,13 +59,15 @@ def store_for(store: Store | None, scope: str, start: Path | None = None) -> tup
             note = "not in a git repository: the project lesson goes to the global store {}"
         else:
             path = root / ".rose"
+            created = not path.is_dir()  # else another process (or lesson) made it meanwhile
             StoreDir(path, "project").create()
-            notify(
-                f"created a project store at {path} for this repository's first lesson "
-                "(commit it to share what ROSE learns here)",
-                "new store: .rose/",
-                keep_in=path,
-            )
+            if created:
+                notify(
+                    f"created a project store at {path} for this repository's first lesson "
+                    "(commit it to share what ROSE learns here)",
+                    "new store: .rose/",
+                    keep_in=path,
+                )
             glob = global_root()
             return Store(path.resolve(), glob if glob.is_dir() else None), "project"
     else:

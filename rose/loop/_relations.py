@@ -3,6 +3,13 @@
 `stored` says the new lesson already has a file (it was kept unreconciled during an
 outage, and a later job reconciles it): where the relation stores nothing of it, that file
 is marked superseded rather than deleted, so what a user taught is never thrown away.
+
+A refinement that brings subjects its target's title and gist do not name
+(`ReconcileAnswer.subjects_apart`) is kept apart: stored as a lesson of its own, in a family
+of its own, as an orthogonal one is, under the title and gist the reconciler wrote for it.
+Folded in, its detail would sit in a lesson whose line (all recall reads to choose) never
+names its subject, so it would never be served for it; kept apart, one lesson holds one
+point and no title someone wrote is rewritten.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ def apply(
 ) -> Applied:
     lesson = titled(lesson, answer)
     relation = answer.relation
-    if relation == "orthogonal":
+    if relation == "orthogonal" or answer.subjects_apart():  # a refinement kept apart
         lesson.family = unique_family(store, lesson, stored=stored)
         return _written(store, [lesson], scope, kept=lesson)
     target = store.get(answer.target)

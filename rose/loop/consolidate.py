@@ -16,7 +16,11 @@ three judgements, then the code applies the answer:
    - refines: the detail the model names is folded into the matched lesson's body, and
      registered as a patch on every lesson above it, on every path up to each apex, in
      one write unit; recall serves a lesson's patches with it, so the apexes carry the
-     detail at once. (Whether a patch later rescued work is for episodes to show.)
+     detail at once. (Whether a patch later rescued work is for episodes to show.) Unless
+     the answer says the detail is about subjects the matched lesson's title and gist do
+     not name (`other_subjects`): then it is kept apart, as a lesson of its own, filed as
+     an orthogonal one is (recall reads those lines alone, so folded in, it would never
+     be served for its subject).
    - contradicts: both kept and marked disputed, each naming the other, both carrying the
      question; the new lesson is an apex of the target's family, so recall meets the
      question without descending.
@@ -74,10 +78,11 @@ class Consolidated:
 
     `relation` is a reconcile relation, or "unreconciled" (the judge could not answer:
     `why` says what failed) or "not reconciled" (the caller said not to). `lesson` is the
-    lesson as stored, None when nothing of it was (a duplicate, a refinement). `store` is
-    the store it landed in (a new one, when it had to be created). `pending` lists the
-    lessons of that store still waiting for `reconcile_job`; `job` is what queueing it
-    came to (`rose.host.capture` fills it in).
+    lesson as stored, None when nothing of it was (a duplicate, a refinement folded in).
+    `apart`: the subjects of a refinement that its target's title and gist do not name, for
+    which it was kept as a lesson of its own. `store` is the store it landed in (a new one,
+    when it had to be created). `pending` lists the lessons of that store still waiting for
+    `reconcile_job`; `job` is what queueing it came to (`rose.host.capture` fills it in).
     """
 
     store: Store
@@ -87,6 +92,7 @@ class Consolidated:
     question: str = ""
     reason: str = ""
     why: str = ""
+    apart: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     patched: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
@@ -94,7 +100,8 @@ class Consolidated:
 
     @property
     def ids(self) -> list[str]:
-        """The id of the lesson stored, when one was: a duplicate or refinement stores none."""
+        """The id of the lesson stored, when one was: a duplicate or a refinement folded in
+        stores none."""
         return [self.lesson.id] if self.lesson is not None else []
 
     @property
@@ -105,7 +112,7 @@ class Consolidated:
         """One line saying what happened, for `rose add`."""
         if self.relation == "duplicate":
             return f"not added: it says nothing {self.target} does not already say"
-        if self.relation == "refines":
+        if self.relation == "refines" and self.lesson is None:
             above = f"; patched {len(self.patched)} lesson(s) above it" if self.patched else ""
             return f"folded into {self.target}{above}"
         node = self.lesson
@@ -113,6 +120,8 @@ class Consolidated:
         tail = {
             "contradicts": f" — disputes {self.target}: {self.question}",
             "specialises": f" — beside {self.target}, a narrower case of it",
+            "refines": f" — it refines {self.target}, whose title and gist do not name "
+            f"{', '.join(self.apart)}: a lesson of its own",
             "unreconciled": f" — not reconciled yet ({self.why})",
         }.get(self.relation, "")
         return head + tail
@@ -208,7 +217,9 @@ def _reconcile_stored(store: Store, judge: Any, lesson_id: str) -> Consolidated 
         done = _reconcile(here, judge, node, stored=True, scope=node.scope)
     except AnswerInvalid:
         return None
-    data = {"id": node.id, "relation": done.relation, "target": done.target}
+    data: dict[str, Any] = {"id": node.id, "relation": done.relation, "target": done.target}
+    if done.apart:
+        data["apart"] = done.apart
     here.log("reconcile", {**data, "scope": node.scope})
     return done
 
@@ -318,6 +329,7 @@ def _reconcile(store: Store, judge: Any, lesson: Node, *, stored: bool, scope: s
         target=answer.target,
         question=answer.question,
         reason=answer.reason,
+        apart=answer.subjects_apart(),
         written=applied.written,
         patched=applied.patched,
     )
@@ -378,6 +390,8 @@ def _logged(done: Consolidated, source: str) -> None:
             data["too_big"] = too_big
     if done.target:
         data["target"] = done.target
+    if done.apart:
+        data["apart"] = done.apart
     if done.why:
         data["why"] = done.why
     done.store.log("add", data)

@@ -2,14 +2,16 @@
 
 A reflector is shown a digest of the work (what the user asked and corrected, the agent's
 reasoning and messages, its tool calls and which failed) and the lessons the agent had in
-context, and answers the `reflect` call: a lesson to mint, written out verbosely (it is
-compressed later, and only what is written now can be recovered), and for each served
-lesson whether it changed what was done, with the sentences of it that did the work
-(load-bearing spans, which the compressor keeps).
+context, and answers the `reflect` call: the lessons to mint, one per subject (a lesson is
+found by its title and gist alone, so one holding two subjects would be found for the one
+its title names), each written out verbosely (it is compressed later, and only what is
+written now can be recovered), and for each served lesson whether it changed what was
+done, with the sentences of it that did the work (load-bearing spans, which the
+compressor keeps).
 
 What comes back is held to structure, not trusted: a verdict on a lesson that was not
 served is dropped, and a span is kept only when it is a sentence the lesson really holds.
-A minted lesson goes through consolidation (`rose.loop.consolidate`), never straight into
+Each minted lesson goes through consolidation (`rose.loop.consolidate`), never straight into
 the store. What the reflection found is written to the session's append-only log
 (`minted`, `used` and `span` entries, then one `reflected` entry), which absorption folds
 into the unit's episode; nothing is counted in place.
@@ -34,7 +36,7 @@ class Reflection:
     """What one reflection produced."""
 
     minted: list[str] = field(default_factory=list)  # ids of lessons stored (or folded into)
-    outcome: str = ""  # what consolidation did with the lesson found: "refines", "stored" ...
+    outcomes: list[str] = field(default_factory=list)  # what consolidation did with each found
     used: list[str] = field(default_factory=list)
     unused: list[str] = field(default_factory=list)
     spans: list[tuple[str, str]] = field(default_factory=list)  # (lesson id, sentence)
@@ -107,28 +109,32 @@ def reflect(
     return answer, out
 
 
-def minted_node(answer: m.ReflectAnswer, *, where: str = "") -> Node | None:
-    """The lesson a reflection found, as a new level-0 node (not yet stored).
+def minted_nodes(answer: m.ReflectAnswer, *, where: str = "") -> list[Node]:
+    """The lessons a reflection found, as new level-0 nodes (not yet stored), in its order.
 
-    `where` names the stretch of work it came from (session and turn): the id is then
+    `where` names the stretch of work they came from (session and turn): each id is then
     derived from it and the lesson's text, so reflecting on the same work again (a retried
-    job) mints the same lesson, not a second one, and a replayed run names its lessons alike.
+    job) mints the same lessons, not more, and a replayed run names its lessons alike. A
+    lesson written twice in one answer is minted once.
     """
-    if not answer.found or answer.lesson is None:
-        return None
-    lesson = answer.lesson
-    ident = {}
-    if where:
-        digest = hashlib.sha256(f"{where}\0{lesson.body}".encode()).hexdigest()[:20]
-        ident = {"id": f"n_{digest}"}
-    return Node(
-        **ident,
-        title=lesson.title,
-        gist=lesson.gist,
-        family=lesson.family,
-        body=lesson.body,
-        origin="reflection",
-    )
+    if not answer.found:
+        return []
+    out: dict[str, Node] = {}
+    for lesson in answer.new_lessons:
+        ident = {}
+        if where:
+            digest = hashlib.sha256(f"{where}\0{lesson.body}".encode()).hexdigest()[:20]
+            ident = {"id": f"n_{digest}"}
+        node = Node(
+            **ident,
+            title=lesson.title,
+            gist=lesson.gist,
+            family=lesson.family,
+            body=lesson.body,
+            origin="reflection",
+        )
+        out.setdefault(" ".join(lesson.body.split()), node)
+    return list(out.values())
 
 
 def record(root: str | Path, session_id: str, turn: int, found: Reflection, *, source: str) -> None:

@@ -35,7 +35,10 @@ select, scope and reconcile. Each reads only what its prompt shows.
 - ``scope`` and ``reconcile`` read lessons in full: the topics they name and the facts
   they carry (markers beside the words that state them), compared fact by fact. The
   reconciler writes the new lesson's title and gist as a writer would (`World.lesson`),
-  and for a refinement the detail as the terse sentences of the facts the target lacks.
+  and for a refinement the detail as the terse sentences of the facts the target lacks,
+  and the topics of those facts that the target's title and gist do not name (read as
+  ``relevance`` reads a line); of two lessons it refines, it picks one whose line names
+  them.
 """
 
 from __future__ import annotations
@@ -264,11 +267,15 @@ def reconcile(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     new = world.facts_in(new_blocks[0][1]) if new_blocks else []
     existing = parse.lessons(parse.section(prompt, "existing"))
     held = {eid: world.facts_in(block) for eid, block in existing}
+    lines = {eid: " ".join(parse.lesson_parts(block)[:2]) for eid, block in existing}
     best = ("orthogonal", "", "", "it shares no subject with any existing lesson")
+    best_at = (_RANK.index(best[0]), False)
     for eid, facts in held.items():
         found = _relation(world, new, facts)
-        if _RANK.index(found[0]) < _RANK.index(best[0]):
-            best = (found[0], eid, found[1], found[2])
+        # of two lessons it refines, the one whose line names what it adds
+        unnamed = found[0] == "refines" and bool(_unnamed(world, new, facts, lines[eid]))
+        if (_RANK.index(found[0]), unnamed) < best_at:
+            best, best_at = (found[0], eid, found[1], found[2]), (_RANK.index(found[0]), unnamed)
     relation, target, question, reason = best
     if d.flip("relation") and (existing or relation != "orthogonal"):
         relation, question = _WRONG_RELATION[relation], ""
@@ -276,16 +283,28 @@ def reconcile(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
         reason = f"judged otherwise: {reason}"
     lacking = [f for f in new if f not in held.get(target, [])] or new
     detail = " ".join(world.facts[f].terse for f in lacking) if relation == "refines" else ""
+    other: list[str] = []
+    if relation == "refines" and not d.flip("other-subjects"):  # a miss keeps it folded in
+        other = _unnamed(world, new, held.get(target, []), lines.get(target, ""))
     title, gist = _heading(world, new, new_blocks[0][1] if new_blocks else "")
     return {
         "relation": relation,
         "target": target,
         "question": question,
         "detail": detail or ("More on the same points." if relation == "refines" else ""),
+        "other_subjects": other,
         "title": title,
         "gist": gist,
         "reason": reason,
     }
+
+
+def _unnamed(world: Reader, new: list[str], old: list[str], line: str) -> list[str]:
+    """The topics of what `new` adds to `old` that `line` (the old lesson's title and gist)
+    does not name, in order."""
+    adds = [world.facts[f].topic for f in new if f not in old]
+    named = set(world.topics_in(line))
+    return [t for t in dict.fromkeys(adds) if t not in named]
 
 
 def _heading(world: Reader, facts: list[str], block: str) -> tuple[str, str]:

@@ -16,8 +16,9 @@ the child that holds it, and leaves out unprotected facts while it is over its b
 
 What they read: the lessons' facts (their markers, beside the words that state them), the
 budget, and the facts the evidence and preserve hints carry or state in words (a judge's
-reason may quote a fact without its marker). They write a gist the way `World.gist` does,
-naming at most two topics.
+reason may quote a fact without its marker). They write a gist the way `World.gist` does:
+the compressor's names at most two topics, the merger's every child's (the topics of the
+children's facts, as its prompt asks), and so does the merger's title.
 """
 
 from __future__ import annotations
@@ -155,8 +156,8 @@ def merge(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
             }
     names = list(dict.fromkeys(world.facts[f].topic for f in facts))
     return {
-        "title": "Working with " + " and ".join(names[:3]),
-        "gist": world.gist(facts),
+        "title": "Working with " + " and ".join(names),  # as the prompt asks: every child's
+        "gist": world.gist(facts, every=True),
         "family": "-".join(names[:2]),
         "body": world.lesson(kept, verbose=False).body,
         "dropped": [c for key, c in claims.items() if not d.omit(key)],

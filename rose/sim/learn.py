@@ -13,8 +13,9 @@ rank_repairs. Each reads only what its prompt shows, as a real model would.
   lesson's topics is named by the task or the digest, ``ignored`` otherwise; none when
   the digest is empty (nothing to tell from).
 - ``reflect`` reads the facts the user stated when steering (a user's words), and those the
-  agent says it found by looking (its own words, the discovery marker beside them), for a lesson,
-  and says of each served lesson what ``assess`` would, quoting for a used one the sentences
+  agent says it found by looking (its own words, the discovery marker beside them), for its
+  lessons, one per topic of those facts (as the prompt asks: one subject a lesson), and
+  says of each served lesson what ``assess`` would, quoting for a used one the sentences
   that state a fact the digest shows the agent acting on; how the work stands is the last
   outcome the agent reported, and a failure is the agent's own report of its symptoms.
 - ``reflect`` writes a selection rule when the user had to supply facts of a topic the
@@ -144,22 +145,26 @@ def reflect(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
         return {
             "found": False,
             "reason": "nothing here was new to the agent",
-            "lesson": None,
+            "new_lessons": [],
             "lessons": uses,
             "load_bearing": spans,
             "rules": rules,
             **standing,
         }
-    draft = world.lesson(taught, verbose=True, salt=int(d.unit("salt") * 1_000_000))
+    by_topic: dict[str, list[str]] = {}
+    for f in taught:
+        by_topic.setdefault(world.facts[f].topic, []).append(f)
+    drafts = []
+    for n, (topic, facts) in enumerate(by_topic.items()):
+        draw = d.unit("salt") if n == 0 else d.unit("salt", topic)  # the first: as one lesson
+        drafts.append(world.lesson(facts, verbose=True, salt=int(draw * 1_000_000)))
     return {
         "found": True,
-        "reason": f"{len(taught)} fact(s) the agent lacked, supplied by the user or found",
-        "lesson": {
-            "title": draft.title,
-            "gist": draft.gist,
-            "family": draft.family,
-            "body": draft.body,
-        },
+        "reason": f"{len(taught)} fact(s) the agent lacked, supplied by the user or found, "
+        f"about {', '.join(by_topic)}",
+        "new_lessons": [
+            {"title": x.title, "gist": x.gist, "family": x.family, "body": x.body} for x in drafts
+        ],
         "lessons": uses,
         "load_bearing": spans,
         "rules": rules,

@@ -108,8 +108,8 @@ class Reader:
         """Whether two facts say different things of the same subject (their words do)."""
         return self._world.conflicting(a, b)
 
-    def gist(self, fact_ids: list[str] | tuple[str, ...]) -> str:
-        return self._world.gist(fact_ids)
+    def gist(self, fact_ids: list[str] | tuple[str, ...], *, every: bool = False) -> str:
+        return self._world.gist(fact_ids, every=every)
 
     def lesson(
         self, fact_ids: list[str] | tuple[str, ...], *, verbose: bool = True, salt: int = 0

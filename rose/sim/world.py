@@ -243,17 +243,24 @@ class World:
 
     # -- writing lessons -------------------------------------------------------------
 
-    def gist(self, fact_ids: list[str] | tuple[str, ...]) -> str:
-        """One sentence, as a writer would put it: it names at most two of the topics, and
-        the subjects its facts word with another topic's name (a homonym) as they word them."""
+    def gist(self, fact_ids: list[str] | tuple[str, ...], *, every: bool = False) -> str:
+        """One sentence, as a writer would put it: it names at most two of the topics (every
+        one with `every`: a summary asked to name them all), and the subjects its facts word
+        with another topic's name (a homonym) as they word them."""
         names = list(dict.fromkeys(self.facts[f].topic for f in fact_ids))
         if not names:
             return "Notes on nothing in particular."
-        about = " and ".join(names[:2]) if len(names) <= 2 else f"{names[0]}, {names[1]} and more"
+        if len(names) <= 2:
+            about = " and ".join(names)
+        elif every:
+            about = f"{', '.join(names[:-1])} and {names[-1]}"
+        else:
+            about = f"{names[0]}, {names[1]} and more"
+        named = names if every else names[:2]
         shared = dict.fromkeys(
             f"{fact.topic} {fact.homonym}"
             for fact in (self.facts[f] for f in fact_ids)
-            if fact.homonym and fact.topic in names[:2]
+            if fact.homonym and fact.topic in named
         )
         if shared:
             about += f", including {' and '.join(shared)}"
