@@ -25,7 +25,7 @@ TREE = {
     "rose/loop/_walk.py": "WALK = 1\n",
     "rose/judge/calls.py": "class Judge: ...\n",
     "rose/sim/world.py": "WORLD = 'seeded'\n",
-    "prompts/select.j2": "Choose among {{ lessons }}\n",
+    "prompts/relevance.j2": "Choose among {{ lessons }}\n",
     "rose/host/learning.py": "STAGES = ('reflect',)\n",
     "rose/host/jobs.py": "JOBS = ()\n",
     "rose/host/drive.py": "DRIVE = 1\n",
@@ -156,7 +156,7 @@ def test_stamp_line_round_trips(tree: Path) -> None:
 def test_edit_to_deciding_files_makes_check_stale_naming_them(tree: Path) -> None:
     _table.write(_result(), tree)
     (tree / "rose/loop/_walk.py").write_text("WALK = 2\n")
-    (tree / "prompts/select.j2").write_text("Choose well among {{ lessons }}\n")
+    (tree / "prompts/relevance.j2").write_text("Choose well among {{ lessons }}\n")
     (tree / "rose/cli/main.py").write_text("CLI = 3\n")
     ok, message = _table.check(tree)
     assert not ok

@@ -52,11 +52,6 @@ EXAMPLES = {
         "failure": "treated HTTP 200 as success",
         "claims": [{"id": "c1", "claim": "Parse the body, not the status code", "kind": "caveat"}],
     },
-    "select": {
-        "prompt": PROMPT,
-        "candidates": CANDS,
-        "rules": [{"id": "r_tests", "text": "when the task runs tests: read"}],
-    },
     "gist": {"lesson": OTHER, "task": PROMPT, "keep_title": True},
     "rule_conflict": {
         "new": {"id": "r_new", "text": "when the task touches retries: skip the S3 lessons"},
@@ -114,7 +109,7 @@ def test_renders_from_example(name):
             assert getattr(ctx, field) in text
 
 
-@pytest.mark.parametrize("name", ["relevance", "related", "select", "reflect"])
+@pytest.mark.parametrize("name", ["relevance", "related", "reflect"])
 def test_candidates_are_one_line_each_never_the_body(name):
     context = dict(EXAMPLES[name])
     key = "known" if name == "reflect" else "candidates"

@@ -145,14 +145,6 @@ def test_rank_repairs(judge, ctx, world, task):
     assert min(scores.values()) <= 0.5
 
 
-def test_select_follows_rules(judge, ctx, world, task):
-    answer = judge.ask("select", ctx["select"])
-    others = [t for t in world.topics if t != task.topics[0]]
-    assert {s.id for s in answer.selected} == {f"n_{task.topics[0]}", f"n_{others[0]}"}
-    no_rules = judge.ask("select", {**ctx["select"], "rules": []})
-    assert [s.id for s in no_rules.selected] == [f"n_{task.topics[0]}"]
-
-
 def test_compress_declares_what_it_drops(judge, ctx, world):
     before = world.facts_in(ctx["compress"]["lesson"]["body"])
     answer = judge.ask("compress", ctx["compress"])

@@ -1,10 +1,10 @@
 """The simulated reflector writes a rule of what does not apply only where recall chose,
-and the simulated selector follows rules of that kind of work only.
+and the simulated relevance judgement follows rules of that kind of work only.
 
 Locks in: a served lesson of a topic the task never named, left unused, gives a "nothing
 in the <topic> lessons applies" rule when the reflect prompt says recall chose the served
 lessons, and none when every lesson was served (nothing was chosen, nothing to correct);
-relevance and select follow a rule whose condition names a verb or object only when the
+relevance follows a rule whose condition names a verb or object only when the
 task is that work, and a rule to read a topic outweighs one to skip it.
 """
 
@@ -56,23 +56,20 @@ def test_rules_naming_a_kind_of_work_hold_for_that_work_only(world: World):
     verb = next(v for v, _ in vocab.VERBS if v not in task.prompt.lower().split())
     judge = _judge(world)
 
-    def chosen(call: str, rules: list[str]) -> set[str]:
+    def chosen(rules: list[str]) -> set[str]:
         shown = [{"id": f"r_{i:04d}", "text": r} for i, r in enumerate(rules)]
         ctx = {"prompt": task.prompt, "candidates": cands, "rules": shown}
-        answer = judge.ask(call, ctx)
-        if call == "select":
-            return {s.id for s in answer.selected}
+        answer = judge.ask("relevance", ctx)
         return {v.id for v in answer.verdicts if v.verdict in ("relevant", "maybe")}
 
     read = f"when the task touches {topic}: also read the {other} lessons"
     elsewhere = f"when the task is to {verb} the {topic} code: also read the {other} lessons"
     skip = f"when the task touches {topic}: nothing in the {other} lessons applies"
-    for call in ("relevance", "select"):
-        assert chosen(call, []) == {lessons[topic]["id"]}
-        assert chosen(call, [read]) == {lessons[topic]["id"], lessons[other]["id"]}
-        assert chosen(call, [elsewhere]) == {lessons[topic]["id"]}  # not this work
-        assert chosen(call, [read, skip]) == {lessons[topic]["id"], lessons[other]["id"]}
-        assert chosen(call, [skip]) == {lessons[topic]["id"]}
+    assert chosen([]) == {lessons[topic]["id"]}
+    assert chosen([read]) == {lessons[topic]["id"], lessons[other]["id"]}
+    assert chosen([elsewhere]) == {lessons[topic]["id"]}  # not this work
+    assert chosen([read, skip]) == {lessons[topic]["id"], lessons[other]["id"]}
+    assert chosen([skip]) == {lessons[topic]["id"]}
 
 
 def test_a_verdict_a_skip_rule_decided_cites_it(world: World):

@@ -105,7 +105,9 @@ def trace(
 
 
 def index() -> None:
-    """The one-line-per-lesson index the selector searches (rebuilt when stale)."""
+    """Every servable lesson on one line (id, level, scope/family, title — gist), for grep
+    and a quick read; written to `.rose/index.txt` and rebuilt when the lessons changed.
+    Recall does not read it: it asks the model about the apexes' lines."""
     from rose.store.facade import Store
     from rose.store.index import index as build
 

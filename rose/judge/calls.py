@@ -119,14 +119,6 @@ CALLS: dict[str, Call] = {
             ids=("claims", "ranking"),
         ),
         Call(
-            "select",
-            "Which lessons does this work need?",
-            m.SelectContext,
-            m.SelectAnswer,
-            cache=True,
-            ids=("candidates", "selected"),
-        ),
-        Call(
             "rule_form",
             "Is this selection rule conditioned on a kind of task, not a verdict on a lesson?",
             m.RuleFormContext,

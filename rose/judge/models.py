@@ -122,12 +122,6 @@ class RankRepairsContext(_Context):
     claims: list[RepairClaim]
 
 
-class SelectContext(_Context):
-    prompt: str
-    candidates: list[Candidate]
-    rules: list[Rule] = Field(default_factory=list)
-
-
 class GistContext(_Context):
     """A lesson recall passed over for `task`, which needed it: its line (title and gist)
     is to be rewritten so that it names every subject the body is about, the task's among
@@ -393,10 +387,6 @@ class RuleFormAnswer(_Answer):
         "on where to look for a kind of task"
     )
     reason: str
-
-
-class SelectAnswer(_Answer):
-    selected: list[Pick]
 
 
 class DroppedClaim(_Answer):

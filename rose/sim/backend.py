@@ -36,7 +36,6 @@ HANDLERS: dict[str, Handler] = {
     "related": choose.related,
     "reconcile": choose.reconcile,
     "scope": choose.scope,
-    "select": choose.select,
     "rule_form": choose.rule_form,
     "rule_conflict": choose.rule_conflict,
     "gist": choose.gist,

@@ -1,18 +1,18 @@
 """The simulated model's answers to the calls that choose and classify: relevance, related,
-select, scope and reconcile. Each reads only what its prompt shows.
+scope, reconcile, gist and the rule calls. Each reads only what its prompt shows.
 
 - ``relevance`` reads words: the topics the task names, the topics each candidate line
   (title and gist, never a body) names, and the topics the lessons already found name.
   A gist that does not name a topic is not matched to it, however much its body says
   about it; a topic reached only through a bridging lesson's wording is a ``maybe``
   once that lesson is among those found, and invisible before.
-- ``relevance`` and ``select`` follow the selection rules shown (``- when ...: ...``): a
+- ``relevance`` follows the selection rules shown (``- when ...: ...``): a
   rule whose condition the task meets (it names a topic the task names, and any kind of
   work it names, a verb or an object, is the task's) brings the topics its advice names
   in as if the task named them, or, when its advice says they do not apply (``nothing``,
   ``skip``), judges the lessons of those topics unrelated: a line whose title's topic (the
   first it names) is one of them, or naming only them.
-- ``relevance`` and ``select`` take a word for its topic wherever it stands: a gist saying
+- ``relevance`` takes a word for its topic wherever it stands: a gist saying
   "deploy, including deploy migrations" (the deploy pipeline's migrations step, a homonym)
   reads as about the migrations topic too, so the deploy lesson is chosen for migrations
   work. Nothing in a line tells the two senses apart; a rule to skip the deploy lessons
@@ -28,7 +28,7 @@ select, scope and reconcile. Each reads only what its prompt shows.
 - ``family_gist`` names the topics (or outside subjects) its lessons' lines name, most
   named first; a line naming no topic but a subject outside the world (`vocab.OUTSIDE`) is
   ``unrelated`` to every task, not too general to judge.
-- ``related`` and ``select`` likewise match topics named in candidate lines. ``related``
+- ``related`` likewise matches topics named in candidate lines. ``related``
   asks to see below a line that names no topic, or names the new lesson's subject among
   two or more others (a summary of several lessons: which of them holds the point cannot
   be told from it), as ``relevance`` does.
@@ -170,19 +170,6 @@ def related(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
         elif bool(shared) != d.flip(cid):
             matches.append({"id": cid, "reason": f"also about {_names(shared)}"})
     return {"matches": matches, "descend": descend}
-
-
-def select(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
-    wanted = set(world.topics_in(parse.section(prompt, "task")))
-    read, skip, _ = _follow(world, prompt, wanted)
-    wanted |= read
-    selected = []
-    for cid, line in parse.items(parse.section(prompt, "candidates")):
-        topics = set(world.topics_in(line))
-        shared = topics & wanted if not _skipped(world, line, skip) else set()
-        if bool(shared) != d.flip(cid):
-            selected.append({"id": cid, "reason": f"the work touches {_names(shared)}"})
-    return {"selected": selected}
 
 
 def gist(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:

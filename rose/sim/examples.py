@@ -230,16 +230,6 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
         },
         "reflect": {"prompt": task.prompt, "digest": session.digest, "known": cands[:2]},
         "rank_repairs": {"prompt": task.prompt, "failure": failed.text, "claims": claims},
-        "select": {
-            "prompt": task.prompt,
-            "candidates": cands,
-            "rules": [
-                {
-                    "id": "r_read",
-                    "text": f"when the task touches {topic}: also read the {others[0]} lessons",
-                }
-            ],
-        },
         "gist": {"lesson": by_topic[others[0]], "task": task.prompt},
         "rule_conflict": {
             "new": {

@@ -1,4 +1,4 @@
-"""The one-line-per-lesson index (`.rose/index.txt`) the selector searches, rebuilt when stale."""
+"""The one-line-per-lesson index (`.rose/index.txt`) for grep and reading, rebuilt when stale."""
 
 from __future__ import annotations
 
