@@ -137,3 +137,24 @@ def test_a_lesson_passed_over_on_its_line_is_relined_and_served_next_time(tmp_pa
         assert named in relined.gist and hidden in relined.gist and relined.gist != lesson["gist"]
         second, _ = _work(host, agent, task, "line-1", tmp_path)
     assert set(_needed(world, task, hidden)) <= set(world.facts_in(second))
+
+
+def test_status_counts_misses_by_cause_with_relines_and_retirements(tmp_path: Path):
+    from rose.cli.store_cmds import _miss_lines
+    from rose.events import append_event
+    from rose.inspect.status import misses
+
+    events = tmp_path / "events.jsonl"
+    assert misses(events)["misses"] == 0 and _miss_lines(misses(events)) == []
+    for by in ("rule", "rule", "relevance"):
+        append_event(events, "miss", {"lesson": "n_abcd", "by": by, "rules": []})
+    append_event(events, "reline", {"lesson": "n_abcd", "gist": "g"})
+    append_event(events, "route", {"retired": "r_1", "reason": "two misses"})
+    append_event(events, "route", {"proposed": "r_1", "retired": True})  # not a retirement
+    got = misses(events)
+    assert got == {"misses": 3, "by": {"rule": 2, "relevance": 1, "budget": 0}, "relined": 1,
+                   "rules_retired": 1}  # fmt: skip
+    assert _miss_lines(got) == [
+        "misses     3 lesson(s) the work needed left out (2 by rule, 1 by relevance): "
+        "1 line(s) rewritten, 1 rule(s) retired"
+    ]

@@ -32,8 +32,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     recall mode and scope, and over the last 50 episodes that served any) and how often
     counterfactual checks agree with it, levels, compressions and merges (with those a
     failed held-out replay demoted), apexes, knowledge gaps, descent's trial patches kept
-    and dropped on their next serving, store health, detached jobs, and the model calls,
-    tokens and cost of the last 24 hours."""
+    and dropped on their next serving, misses (lessons the work needed that recall left
+    out, by cause, with the lines rewritten and rules retired for them), store health,
+    detached jobs, and the model calls, tokens and cost of the last 24 hours."""
     from rose.inspect.status import status as get_status
     from rose.store.facade import Store
 
@@ -77,6 +78,7 @@ def _format(s: dict) -> str:
         lines.append(f"gaps       {len(gaps)} knowledge gap(s): level-0 lessons that failed")
         lines += [f"  {g['lesson']}  {g['title']}" for g in gaps]
     lines += _trial_lines(s.get("trial_patches") or {})
+    lines += _miss_lines(s.get("misses") or {})
     probs = s["health"]["problems"]
     lines.append("health     ok" if not probs else f"health     {len(probs)} problem(s)")
     lines += [f"  {p['path']}: {p['reason']}" for p in probs]
@@ -140,6 +142,17 @@ def _trial_lines(t: dict) -> list[str]:
     return [
         f"trials     {t['judged']} trial patch(es) judged on their next serving: "
         f"{t['kept']} kept, {t['dropped']} dropped (did not help)"
+    ]
+
+
+def _miss_lines(m: dict) -> list[str]:
+    """What selection learnt from lessons the work needed and recall left out, once any."""
+    if not m.get("misses"):
+        return []
+    by = ", ".join(f"{n} by {k}" for k, n in m["by"].items() if n)
+    return [
+        f"misses     {m['misses']} lesson(s) the work needed left out ({by}): "
+        f"{m['relined']} line(s) rewritten, {m['rules_retired']} rule(s) retired"
     ]
 
 

@@ -78,6 +78,7 @@ def status(store: Store) -> dict[str, Any]:
         "merges": merge_summary(store),
         "knowledge_gaps": knowledge_gaps(store.primary.events),
         "trial_patches": trial_summary(store.primary.events),
+        "misses": misses(store.primary.events),
         "health": {"ok": not problems, "problems": problems},
         "config": {
             "ok": not store.config.problems,
@@ -140,6 +141,24 @@ def never_served(g: Any, budget: int) -> list[dict[str, str]]:
         if why:
             out.append({"path": paths[r["lesson"]["id"]], "reason": why})
     return sorted(out, key=lambda p: p["path"])
+
+
+def misses(events: Path) -> dict[str, Any]:
+    """What selection learnt from its misses (the event log): lessons the work needed that
+    recall held and did not serve, by what kept them out; lines rewritten for them; rules
+    retired."""
+    from rose.events import read_events
+
+    found = read_events(events, kind="miss")
+    by = {k: sum(1 for e in found if e.get("by") == k) for k in ("rule", "relevance", "budget")}
+    retired = [e for e in read_events(events, kind="route") if e.get("retired") is not None
+               and isinstance(e.get("retired"), str)]  # fmt: skip
+    return {
+        "misses": len(found),
+        "by": by,
+        "relined": len(read_events(events, kind="reline")),
+        "rules_retired": len(retired),
+    }
 
 
 def spend(events: Path, *, hours: float = 24) -> dict[str, Any]:
