@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from rose import tokens
 from rose.atomic import write_json
+from rose.store.sessions import safe_id
 
 # What each host hands the model whole, in the unit it measures; anything longer is
 # replaced, without telling the user. Claude Code keeps additionalContext up to 10,000
@@ -138,8 +139,7 @@ def _seen_in(item: dict, held: dict[str, int]) -> dict | None:
 
 
 def session_path(store_root: str, session_id: str) -> str:
-    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "default"
-    return os.path.join(store_root, "sessions", f"{safe}.json")
+    return os.path.join(store_root, "sessions", f"{safe_id(session_id)}.json")
 
 
 def load_session(path: str, session_id: str) -> dict:

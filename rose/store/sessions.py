@@ -41,8 +41,10 @@ Standard library only: the prompt hook appends here on every prompt.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 from rose import jsonl
@@ -72,9 +74,19 @@ SOURCES = ("rose used", "reflector", "assess", "background")
 DIGEST_SOURCES = ("assess", "background")
 
 
+#: A session id that is a file name as it is: ASCII letters, digits, `-` and `_`, at most 80.
+_SAFE = re.compile(r"[A-Za-z0-9_-]{1,80}")
+
+
 def safe_id(session_id: str) -> str:
-    """The session id as a file name."""
-    return "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "default"
+    """The session id as a file name, one to one: an id that is safe already stays as it is
+    (every host's ids are), any other becomes a digest of the raw id (`x-` and 40 hex), so
+    `a/b/../../c` and `abc` never share a log. Idempotent: a digest is safe."""
+    if _SAFE.fullmatch(session_id):
+        return session_id
+    if not session_id:
+        return "default"
+    return "x-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
 
 def log_path(store_root: str | Path, session_id: str) -> Path:
