@@ -94,10 +94,14 @@ def _read(store: Store, path: str, session_id: str) -> Transcript | None:
     from rose.host.transcript import read
 
     try:
-        return read(Path(path))
+        t = read(Path(path))
     except (RoseError, OSError) as exc:
         store.log("transcript-unreadable", {"session": session_id, "error": str(exc)[:300]})
         return None
+    if t.cut:  # what follows the bound waits for a later read; never dropped unsaid
+        data = {"session": session_id, "path": path, "offset": 0, "by": t.cut}
+        store.log("transcript-cut", {**data, "unread": t.unread})
+    return t
 
 
 def _nodes(store: Store, ids: Sequence[str]) -> list[Node]:
@@ -272,13 +276,20 @@ def absorb(job: JobContext) -> None:
 
 def _byte_range(path: str, start: int, end: int | None) -> tuple[int, int | None]:
     """The transcript lines (1-based, end exclusive) that bytes `start`..`end` hold."""
+    from rose.errors import TranscriptError
+    from rose.host import _bounded
+
+    first = last = 1
+    lines = _bounded.Lines(Path(path), 0, _bounded.JOB_BYTES, _bounded.JOB_SECONDS, partial=False)
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(end) if end is not None else fh.read()
-    except OSError:
+        for pos, _ in lines:
+            if pos > (start if end is None else end):
+                break
+            first += pos <= start
+            last += 1
+    except TranscriptError:
         return 1, None
-    first = head[:start].count(b"\n") + 1
-    return first, (head.count(b"\n") + 1 if end is not None else None)
+    return first, (last if end is not None else None)
 
 
 #: How many of a session's requests before the reflected one the reflector is shown, and

@@ -35,6 +35,7 @@ from rose.store import sessions
 
 if TYPE_CHECKING:
     from rose.config import Config
+    from rose.host.transcript import Activity
 
 #: The `reflect` settings a kept copy must hold (every field of `rose.config.Reflect`;
 #: tests/test_nudge_settings_kept.py checks): a copy lacking one is loaded afresh.
@@ -122,13 +123,7 @@ def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | No
     state = _counts(rec.get("reflect"))
     tools = failed = 0
     if transcript:
-        from rose.errors import RoseError
-        from rose.host.transcript import activity
-
-        try:
-            act = activity(Path(transcript), int(state.get("offset", 0)))
-        except (OSError, RoseError):  # not there (yet), or not a transcript: turns still count
-            act = None
+        act = _activity(roots[0][0], session_id(payload), transcript, int(state.get("offset", 0)))
         if act is not None:
             tools, failed, state["offset"] = act.tool_calls, act.failed_tool_calls, act.offset
     state = occasion.tally(state, tool_calls=tools, failed=failed)
@@ -178,6 +173,33 @@ def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | No
     rec["reflect"] = {**occasion.reset(state, now), "from": end}
     sessions.append(root, sid, "nudge", mode=mode, why=why, start=start, end=end, turn=turn)
     return answer
+
+
+def _activity(root: str, sid: str, transcript: str, offset: int) -> Activity | None:
+    """The turn's activity in the transcript from `offset`, or None when it cannot be read
+    (turns still count). A path that is not a transcript file, and a read a bound cut, are
+    logged and kept for the status line: the next Stop reads on from where this one stopped,
+    so what the user wrote after the cut is still read."""
+    from rose.errors import TranscriptError
+    from rose.events import append_event
+    from rose.host.transcript import activity
+    from rose.store import notices
+
+    events = Path(root) / "events.jsonl"
+    try:
+        act = activity(Path(transcript), offset)
+    except TranscriptError as exc:
+        if exc.reason != "no such file":  # not there yet: nothing to tell
+            append_event(events, "transcript-unreadable", {"session": sid, "error": str(exc)})
+        return None
+    except OSError:
+        return None
+    if act.cut:
+        data = {"session": sid, "path": transcript, "offset": offset, "reached": act.offset}
+        append_event(events, "transcript-cut", {**data, "by": act.cut, "unread": act.unread})
+        left = f"{act.unread >> 20} MB" if act.unread >= 1 << 20 else f"{act.unread} bytes"
+        notices.keep(root, f"transcript read cut by its {act.cut}, {left} left for the next turn")
+    return act
 
 
 def block_reason(root: str, session_id: str) -> str:

@@ -8,6 +8,9 @@ session is read while it is being written. `activity` is the cheap part for the 
 hook, which runs every turn: it counts from where the last call stopped, and never reads
 a line still being written.
 
+Both read only regular files, at most so many bytes and for so long (`rose.host._bounded`):
+what a bound left unread is in the result's `cut` and `unread`, for the caller to report.
+
 Standard library only, at import and in `activity`.
 """
 
@@ -17,12 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rose.errors import TranscriptError
-from rose.host import _claude_records, _codex_records
+from rose.host import _bounded, _claude_records, _codex_records
 from rose.host._records import Step
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from typing import Any
 
     Reader = _claude_records.Reader | _codex_records.Reader
@@ -39,6 +41,8 @@ class Transcript:
     session: str  # its session id ("" if none)
     steps: tuple[Step, ...]
     skipped: int = 0  # lines that were not JSON records, and records of unknown kinds
+    cut: str = ""  # "cap" or "deadline" when the read stopped before the end of the file
+    unread: int = 0  # the bytes it left unread
 
 
 @dataclass
@@ -49,6 +53,8 @@ class Activity:
     tool_calls: int = 0
     failed_tool_calls: int = 0
     offset: int = 0  # the byte offset just after the last complete line read
+    cut: str = ""  # "cap" or "deadline" when the count stopped before the end of the file
+    unread: int = 0  # the bytes after `offset`, counted by the next call
 
 
 def host_of(rec: dict[str, Any]) -> str:
@@ -77,34 +83,20 @@ def _record(raw: bytes) -> dict[str, Any] | None:
     return rec if isinstance(rec, dict) else None
 
 
-def _open(path: Path):
-    try:
-        return path.open("rb")
-    except FileNotFoundError:
-        raise TranscriptError(path, "no such file") from None
-    except IsADirectoryError:
-        raise TranscriptError(path, "is a folder, not a file") from None
-    except OSError as exc:
-        raise TranscriptError(path, f"cannot be read ({exc.strerror or exc})") from None
-
-
-def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    with _open(path) as f:
-        try:
-            yield from enumerate(f, 1)
-        except OSError as exc:
-            raise TranscriptError(path, f"cannot be read ({exc.strerror or exc})") from None
-
-
-def read(path: str | Path) -> Transcript:
-    """The transcript at `path`. An empty file is a session with nothing in it yet (a Codex
-    one if it is named `rollout-*`). Raises TranscriptError when the file cannot be read or
-    is not a Claude Code or Codex transcript."""
+def read(path: str | Path, *, limit: int | None = None, seconds: float | None = None) -> Transcript:
+    """The transcript at `path`, its first `limit` bytes at most, read for `seconds` at most
+    (by default `_bounded.JOB_BYTES` and `JOB_SECONDS`; `cut` says which stopped it). An
+    empty file is a session with nothing in it yet (a Codex one if it is named `rollout-*`).
+    Raises TranscriptError when the file is not a regular file, cannot be read or is not a
+    Claude Code or Codex transcript."""
     path = Path(path)
+    limit = _bounded.JOB_BYTES if limit is None else limit
+    seconds = _bounded.JOB_SECONDS if seconds is None else seconds
+    lines = _bounded.Lines(path, 0, limit, seconds, partial=True)
     reader: Reader | None = None
     waiting: list[tuple[int, dict[str, Any]]] = []  # records either host could have written
     bad = 0
-    for n, raw in _lines(path):
+    for n, (_, raw) in enumerate(lines, 1):
         if not raw.strip():
             continue
         rec = _record(raw)
@@ -125,9 +117,12 @@ def read(path: str | Path) -> Transcript:
             why = "not JSON lines" if not waiting else "not a Claude Code or Codex transcript"
             raise TranscriptError(path, why)
         host = _codex_records.HOST if path.name.startswith("rollout-") else _claude_records.HOST
-        return Transcript(host, "", "", ())
+        return Transcript(host, "", "", (), 0, lines.cut, lines.unread)
     steps = tuple(reader.steps())
-    return Transcript(reader.host, reader.version, reader.session, steps, reader.skipped + bad)
+    skipped = reader.skipped + bad
+    return Transcript(
+        reader.host, reader.version, reader.session, steps, skipped, lines.cut, lines.unread
+    )
 
 
 def units(t: Transcript) -> list[tuple[Step, ...]]:
@@ -143,28 +138,31 @@ def units(t: Transcript) -> list[tuple[Step, ...]]:
     return [tuple(u) for u in out]
 
 
-def activity(path: str | Path, offset: int = 0) -> Activity:
-    """Prompts, tool calls and failed tool calls in the complete lines after byte `offset`.
+def activity(
+    path: str | Path,
+    offset: int = 0,
+    *,
+    limit: int | None = None,
+    seconds: float | None = None,
+) -> Activity:
+    """Prompts, tool calls and failed tool calls in the complete lines after byte `offset`,
+    at most `limit` bytes of them, read for `seconds` at most (by default
+    `_bounded.HOOK_BYTES` and `HOOK_SECONDS`).
 
-    Pass the returned `offset` to the next call to count only what was written since. A
-    file now shorter than `offset` was replaced, and is counted from its start.
+    Pass the returned `offset` to the next call to count only what was written since, or
+    what a bound left (`cut`, `unread`). A file now shorter than `offset` was replaced, and
+    is counted from its start.
     """
-    path = Path(path)
-    with _open(path) as f:
-        size = f.seek(0, 2)
-        start = offset if 0 <= offset <= size else 0
-        f.seek(start)
-        readers: dict[str, Reader] = {}
-        pos = start
-        for raw in f:
-            if not raw.endswith(b"\n"):
-                break  # still being written: the next call reads it whole
-            pos += len(raw)
-            rec = _record(raw) if raw.strip() else None
-            host = host_of(rec) if rec is not None else ""
-            if host:
-                readers.setdefault(host, _reader(host)).feed(0, rec)  # type: ignore[arg-type]
-    act = Activity(offset=pos)
+    limit = _bounded.HOOK_BYTES if limit is None else limit
+    seconds = _bounded.HOOK_SECONDS if seconds is None else seconds
+    lines = _bounded.Lines(Path(path), offset, limit, seconds, partial=False)
+    readers: dict[str, Reader] = {}
+    for _, raw in lines:
+        rec = _record(raw) if raw.strip() else None
+        host = host_of(rec) if rec is not None else ""
+        if host:
+            readers.setdefault(host, _reader(host)).feed(0, rec)  # type: ignore[arg-type]
+    act = Activity(offset=lines.offset, cut=lines.cut, unread=lines.unread)
     for reader in readers.values():
         for step in reader.steps():
             act.user_prompts += step.kind == "prompt"
