@@ -183,3 +183,28 @@ def test_a_job_that_reads_a_cut_transcript_logs_the_cut(store: Store, tmp_path, 
     assert t is not None and t.cut == "cap"
     (cut,) = read_events(store.primary.events, kind="transcript-cut")
     assert cut["session"] == SID and cut["unread"] == t.unread > 0
+
+
+@pytest.mark.graph
+def test_rose_status_says_in_one_line_what_was_cut(store: Store, project: Path):
+    from typer.testing import CliRunner
+
+    from rose.cli import app
+    from rose.host.nudge import _activity
+
+    assert "\ntranscript " not in CliRunner().invoke(app, ["status"]).output
+    path = project / "session.jsonl"
+    path.write_bytes(_prompt("use pip") + _filler(3000) + _prompt("no, use uv"))
+    root = str(store.primary.root)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_bounded, "HOOK_BYTES", 1000)
+        act = _activity(root, SID, str(path), 0)
+    assert act is not None and act.cut == "cap"
+    assert _activity(root, SID, str(project / "gone.jsonl"), 0) is None  # not there yet
+    assert _activity(root, SID, str(project), 0) is None  # a folder: logged
+    lines = [ln for ln in CliRunner().invoke(app, ["status"]).output.splitlines()
+             if ln.startswith("transcript ")]  # fmt: skip
+    assert lines == [
+        f"transcript 1 read(s) cut, 1 unreadable; last cut by its cap at byte {act.offset}"
+        f" of {path}"
+    ]

@@ -33,7 +33,8 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     counterfactual checks agree with it, levels, compressions and merges (with those a
     failed held-out replay demoted), apexes, knowledge gaps, descent's trial patches kept
     and dropped on their next serving, misses (lessons the work needed that recall left
-    out, by cause, with the lines rewritten and rules retired for them), store health,
+    out, by cause, with the lines rewritten and rules retired for them), transcript reads
+    cut by their size cap or deadline and transcripts that could not be read, store health,
     detached jobs, and the model calls, tokens and cost of the last 24 hours."""
     from rose.inspect.status import status as get_status
     from rose.store.facade import Store
@@ -79,6 +80,7 @@ def _format(s: dict) -> str:
         lines += [f"  {g['lesson']}  {g['title']}" for g in gaps]
     lines += _trial_lines(s.get("trial_patches") or {})
     lines += _miss_lines(s.get("misses") or {})
+    lines += _transcript_lines(s.get("transcripts") or {})
     probs = s["health"]["problems"]
     lines.append("health     ok" if not probs else f"health     {len(probs)} problem(s)")
     lines += [f"  {p['path']}: {p['reason']}" for p in probs]
@@ -154,6 +156,17 @@ def _miss_lines(m: dict) -> list[str]:
         f"misses     {m['misses']} lesson(s) the work needed left out ({by}): "
         f"{m['relined']} line(s) rewritten, {m['rules_retired']} rule(s) retired"
     ]
+
+
+def _transcript_lines(t: dict) -> list[str]:
+    """Transcript reads a bound cut and paths that could not be read, in one line, once any."""
+    if not (t.get("cut") or t.get("unreadable")):
+        return []
+    line = f"transcript {t['cut']} read(s) cut, {t['unreadable']} unreadable"
+    last = t.get("last_cut")
+    if last:
+        line += f"; last cut by its {last['by']} at byte {last['reached']} of {last['path']}"
+    return [line]
 
 
 def _jobs_lines(jobs: dict) -> list[str]:

@@ -79,6 +79,7 @@ def status(store: Store) -> dict[str, Any]:
         "knowledge_gaps": knowledge_gaps(store.primary.events),
         "trial_patches": trial_summary(store.primary.events),
         "misses": misses(store.primary.events),
+        "transcripts": transcript_reads(store.primary.events),
         "health": {"ok": not problems, "problems": problems},
         "config": {
             "ok": not store.config.problems,
@@ -158,6 +159,19 @@ def misses(events: Path) -> dict[str, Any]:
         "by": by,
         "relined": len(read_events(events, kind="reline")),
         "rules_retired": len(retired),
+    }
+
+
+def transcript_reads(events: Path) -> dict[str, Any]:
+    """Transcript reads a cap or a deadline cut (the rest was read by the next one), and
+    transcript paths the hooks and jobs refused or could not read, with the latest cut."""
+    cuts = read_events(events, kind="transcript-cut")
+    last = cuts[-1] if cuts else {}
+    keys = ("time", "session", "path", "offset", "reached", "by", "unread")
+    return {
+        "cut": len(cuts),
+        "unreadable": len(read_events(events, kind="transcript-unreadable")),
+        "last_cut": {k: last.get(k) for k in keys} if last else None,
     }
 
 
