@@ -7,7 +7,7 @@ notice); the next read goes on from where the cut stopped, so a correction writt
 cap is counted; a line longer than the cap is passed over, not read again forever; a read
 whose deadline has passed stops before counting anything and the next one counts it all; a
 real transcript read under a small cap, read after read, adds up to reading it whole; a job
-that reads a cut transcript logs the cut.
+that reads a cut transcript logs the cut; `rose status` says in one line what was cut.
 """
 
 from __future__ import annotations
