@@ -1,8 +1,9 @@
-"""`rose query` without --write writes nothing anywhere: besides the graph (opened read-only),
-statements that write files, load extensions, attach databases or checkpoint are refused before
-any statement runs, whatever their case, comments or whitespace, and the refusal says to add
---write. Several `;`-separated statements print every result, and the console's history file
-goes through redaction."""
+"""`rose query` without --write reads the graph and nothing else: a statement that is not a
+read query (an allow-list of clauses, CALL procedures and settings) is refused before any
+statement runs, whatever its case, comments, whitespace or backquotes, and the refusal says to
+add --write. `LOAD FROM` a file prints nothing of it (plain, --json, the console). Several
+`;`-separated statements print every result; rows and the console's history file go through
+redaction."""
 
 from __future__ import annotations
 
@@ -46,20 +47,48 @@ REFUSED = [
     "CALL `CREATE_VECTOR_INDEX`('Lesson', 'v', 'emb')",
     "RETURN 1 /* x **/ ; COPY (RETURN 1) TO 'out.csv'",  # `**/` does not end a kuzu comment
     "RETURN '\\q; COPY (RETURN 1) TO 'out.csv' //'",  # a bad escape: no string for kuzu
+    "MATCH (l:Lesson) SET l.title = 'x'",
+    "MATCH (l:Lesson) DETACH DELETE l",
+    "LOAD FROM '/etc/passwd' (file_format='csv', delim=':') RETURN *",
+    "LoAd FrOm '/etc/passwd' RETURN *",
+    "LOAD WITH HEADERS (a STRING) FROM 'rows.csv' RETURN *",
+    "LOAD FROM GLOB('/home/*/.aws/credentials') RETURN *",
+    "/* RETURN 1 */ LOAD/**/FROM ['a.csv'] RETURN *",
+    "UNWIND [1] AS x LOAD FROM '/etc/passwd' RETURN *",
+    "CALL show_tables() WITH * LOAD FROM '/etc/passwd' RETURN *",
+    "MATCH (l:Lesson) RETURN l.id UNION LOAD FROM 'f' RETURN column0",
+    "WITH 1 AS as LOAD FROM '/etc/passwd' RETURN *",  # `as` the name, then the clause
+    "MATCH (l:Lesson) RETURN l AS load",  # a clause's word as a bare alias
+    "CALL read_csv_serial('/etc/passwd') RETURN *",
+    "CALL `READ_PARQUET`('x.parquet') RETURN *",
+    "CALL json_scan('x.json') RETURN *",
+    "CALL current_setting('home_directory') RETURN *",
+    "CALL project_graph('g', ['Lesson'], [])",
+    "CALL home_directory = '/'",
+    "CALL file_search_path = '/etc'",
+    "CALL",
+    "(RETURN 1)",
+    "SHOW TABLES",
 ]
 
 ALLOWED = [
     "MATCH (l:Lesson) RETURN l.title",
     "MATCH (l:Lesson) WHERE l.body CONTAINS 'COPY (x) TO; EXPORT DATABASE' RETURN l.id",
     'RETURN "LOAD json; ATTACH" AS s',
-    "MATCH (`copy`:Lesson) RETURN `copy`.title AS load",
+    "MATCH (`copy`:Lesson) RETURN `copy`.title AS `load`",
+    "MATCH (load:Lesson) RETURN load.set, {use: load.update} AS m, $copy",
+    "MATCH (l:Lesson) WHERE l.body CONTAINS 'LOAD FROM /etc/passwd' RETURN l.id",
+    "RETURN \"x'; LOAD FROM '/etc/passwd' RETURN *; //\" AS s",
+    "// LOAD FROM '/etc/passwd'\nRETURN 1",
+    "RETURN 1 /* ; LOAD FROM 'f' */",
+    "CALL table_info('Lesson') RETURN *",
+    "CALL `show_tables`() RETURN *",
+    "OPTIONAL MATCH (l:Lesson) WITH l ORDER BY l.id SKIP 1 LIMIT 2 RETURN l.id",
     "// COPY (RETURN 1) TO 'out.csv'\nRETURN 1",
     "/* EXPORT DATABASE 'd'; */ RETURN 1",
-    "LOAD FROM 'rows.csv' RETURN *",
-    "LOAD WITH HEADERS (a STRING) FROM 'rows.csv' RETURN *",
     "CALL show_tables() RETURN *",
     "CALL threads = 2",
-    "MATCH (l:Lesson) SET l.title = 'x'",  # a graph write: the read-only open refuses it
+    "call TimeOut=1000",
     "EXPLAIN MATCH (l:Lesson) RETURN l",
 ]
 

@@ -30,16 +30,18 @@ def query(
     write: bool = typer.Option(
         False,
         "--write",
-        help="Allow statements that change the graph or write elsewhere (COPY ... TO, "
-        "EXPORT DATABASE, INSTALL/LOAD, ATTACH ...).",
+        help="Allow statements that change the graph or reach outside it: read or write "
+        "files (LOAD FROM, COPY, EXPORT DATABASE), INSTALL/LOAD extensions, ATTACH ...",
     ),
 ) -> None:
     """Query the lesson graph with Cypher (read-only unless --write).
 
-    The schema is in the README. Without --write nothing is written anywhere: the graph
-    opens read-only and statements that write files, load extensions or attach databases
-    are refused. Changes made with --write last until the next reindex: the lesson files
-    are the record.
+    The schema is in the README. Without --write a statement may only read the graph: it
+    begins with MATCH, OPTIONAL MATCH, UNWIND, WITH, RETURN or CALL (of show_tables,
+    table_info and the like), and one that reads a file (LOAD FROM), writes anywhere,
+    loads an extension or attaches a database is refused before any runs; a clause's
+    keyword used as a name goes in backquotes. Rows are printed redacted. Changes made
+    with --write last until the next reindex: the lesson files are the record.
     """
     from rose.store.facade import Store
 

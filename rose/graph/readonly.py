@@ -1,11 +1,21 @@
 """Which of a user's Cypher statements `rose query` may run without `--write`.
 
-The engine's read-only open already refuses changes to the graph, but not statements that
-write elsewhere: `COPY (...) TO 'f'` and `EXPORT DATABASE` write files (unredacted),
-`INSTALL`/`LOAD` fetch and load extensions (a `LOAD '<path>'` loads any shared library),
-`ATTACH`/`DETACH`/`USE` reach other databases, and `CHECKPOINT` writes the database file. So
-each statement is looked at first, by the words the engine would see: case, comments,
-whitespace, strings and backquoted names do not hide or fake a keyword.
+Without it a statement may only read the graph, by an allow-list: it begins with a read
+clause (MATCH, OPTIONAL MATCH, UNWIND, WITH, RETURN, CALL; EXPLAIN/PROFILE before it), no
+other clause's keyword stands bare in it, a CALL names a procedure that reports on the
+graph or the engine (`show_tables`, `table_info` ...) or a setting that only changes how
+a query runs (`threads`, `timeout` ...). So `LOAD FROM '<file>'` and the table functions
+behind it (`read_csv_*`, `read_parquet`, `json_scan`, which CALL also reaches, and which
+crash kuzu 0.11.3 when called so), `COPY`, `EXPORT`/`IMPORT DATABASE`, extensions
+(`INSTALL`, `LOAD '<path>'` loads any shared library), `ATTACH`/`USE`, `CHECKPOINT`,
+graph writes and settings such as `home_directory` are refused before anything runs.
+Scalar and aggregate functions compute over values (none in kuzu 0.11.3 reads a file; the
+engine refuses a table function where one is expected), so any may be used.
+
+Each statement is looked at by the words the engine would see: case, comments, whitespace,
+strings and backquoted names do not hide or fake a keyword. A clause's keyword used as a
+name is read as one where the grammar allows nothing else (after `.`, `:` or `$`, before
+`:`); elsewhere it goes in backquotes.
 
 The lexing follows kuzu 0.11's grammar (src/antlr4/Cypher.g4): strings with backslash
 escapes (ladybug also takes `''` inside single quotes), `/* */` and `//` comments, and a
@@ -33,25 +43,51 @@ _WORD = re.compile(r"\w+")
 # The grammar's WHITESPACE besides what str.isspace() already covers.
 _SPACE = "\u180e\u200b"
 
-#: Leading keyword -> what the statement does outside the graph (or to the database file).
-_STATEMENTS = {
-    "COPY": "COPY ... FROM loads files into the graph",
+#: The words a read statement may begin with (after EXPLAIN [LOGICAL] or PROFILE).
+_READ_HEADS = ("MATCH", "OPTIONAL", "UNWIND", "WITH", "RETURN", "CALL")
+_PREFIXES = ("EXPLAIN", "LOGICAL", "PROFILE")
+#: The other words that begin a clause or a statement in the engine's grammar, and what
+#: that clause does; none may stand bare (as a keyword) in a read statement.
+_CLAUSES = {
+    "LOAD": "LOAD FROM reads a file",
+    "COPY": "COPY ... FROM reads files into the graph",
     "EXPORT": "EXPORT DATABASE writes the whole database to files",
     "IMPORT": "IMPORT DATABASE loads a database from files",
     "INSTALL": "INSTALL downloads and installs an extension",
     "FORCE": "FORCE INSTALL downloads and installs an extension",
     "UNINSTALL": "UNINSTALL removes an extension",
     "UPDATE": "UPDATE reinstalls an extension",
-    "LOAD": "LOAD loads an extension",
     "ATTACH": "ATTACH attaches another database",
-    "DETACH": "DETACH detaches a database",
+    "DETACH": "DETACH detaches a database or deletes from the graph",
     "USE": "USE switches to an attached database",
     "CHECKPOINT": "CHECKPOINT writes the database file",
+    "BEGIN": "BEGIN starts a transaction",
+    "COMMIT": "COMMIT ends a transaction",
+    "ROLLBACK": "ROLLBACK ends a transaction",
+    "CREATE": "CREATE changes the graph",
+    "MERGE": "MERGE changes the graph",
+    "SET": "SET changes the graph",
+    "DELETE": "DELETE changes the graph",
+    "REMOVE": "REMOVE changes the graph",
+    "DROP": "DROP changes the graph",
+    "ALTER": "ALTER changes the graph",
+    "COMMENT": "COMMENT ON changes the graph",
 }
-# `LOAD FROM`/`LOAD WITH HEADERS` read a file as rows: a reading clause, not an extension.
-_LOAD_READS = ("FROM", "WITH")
-# Procedures that build or drop indexes change the database; `_`-names are internal.
-_CALL_WRITES = ("CREATE_", "DROP_", "_")
+#: Procedures a read statement may CALL: each reports on the graph, its indexes or the
+#: engine, and reads no file.
+_PROCEDURES = frozenset({
+    "SHOW_TABLES", "TABLE_INFO", "SHOW_CONNECTION", "SHOW_FUNCTIONS", "SHOW_INDEXES",
+    "SHOW_SEQUENCES", "SHOW_WARNINGS", "SHOW_PROJECTED_GRAPHS", "PROJECTED_GRAPH_INFO",
+    "SHOW_LOADED_EXTENSIONS", "SHOW_OFFICIAL_EXTENSIONS", "SHOW_ATTACHED_DATABASES",
+    "DB_VERSION", "CATALOG_VERSION", "STATS_INFO", "QUERY_FTS_INDEX", "QUERY_VECTOR_INDEX",
+})  # fmt: skip
+#: Settings a read statement may change (`CALL threads = 2`): how a query runs, for this
+#: connection only; not where files are read from or whether the database spills.
+_SETTINGS = frozenset({
+    "THREADS", "TIMEOUT", "PROGRESS_BAR", "VAR_LENGTH_EXTEND_MAX_DEPTH", "ENABLE_SEMI_MASK",
+    "DISABLE_MAP_KEY_CHECK", "ENABLE_ZONE_MAP", "WARNING_LIMIT",
+    "RECURSIVE_PATTERN_SEMANTIC", "RECURSIVE_PATTERN_FACTOR",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -62,7 +98,7 @@ class _Token:
 
 
 class WriteRefused(QueryError):
-    """A statement would write outside the graph (or change it) while `rose query` is read-only."""
+    """A statement is not a read of the graph while `rose query` is read-only."""
 
     def __init__(self, what: str, number: int | None = None):
         self.what = what
@@ -111,31 +147,73 @@ def _split(tokens: list[_Token]) -> list[list[_Token]]:
 
 def _refusal(tokens: list[_Token]) -> str | None:
     """What `tokens` (one statement) does beyond reading the graph, or None."""
-    rest = tokens
-    # EXPLAIN [LOGICAL] / PROFILE prefix a statement; PROFILE runs it. Stray punctuation
-    # before the first word cannot make a valid statement, so it is skipped too.
-    while rest and (rest[0].kind == "punct" or rest[0].text in ("EXPLAIN", "LOGICAL", "PROFILE")):
-        rest = rest[1:]
-    if rest and rest[0].kind == "word" and rest[0].text in _STATEMENTS:
-        first = rest[0].text
-        nxt = rest[1] if len(rest) > 1 else _Token("punct", "", -1)
-        if first == "COPY" and (nxt.kind, nxt.text) == ("punct", "("):
-            return "COPY ... TO writes a file"
-        if not (first == "LOAD" and nxt.kind == "word" and nxt.text in _LOAD_READS):
-            return _STATEMENTS[first]
-    for a, b, c in zip(tokens, tokens[1:], tokens[2:], strict=False):
-        if a.kind == "word" and a.text == "CALL" and b.kind in ("word", "name"):
-            name = b.text.upper()
-            if c.kind == "punct" and c.text == "(" and name.startswith(_CALL_WRITES):
-                return f"CALL {name} changes the database"
+    head = next((t for t in tokens if not (t.kind == "word" and t.text in _PREFIXES)), None)
+    if head is None:
+        return None  # EXPLAIN alone: nothing runs
+    if head.kind != "word" or head.text not in _READ_HEADS:
+        if head.kind == "word" and head.text in _CLAUSES:
+            nxt = _after(tokens, head)
+            if head.text == "COPY" and (nxt.kind, nxt.text) == ("punct", "("):
+                return "COPY ... TO writes a file"
+            if head.text == "LOAD" and not (nxt.kind == "word" and nxt.text in ("FROM", "WITH")):
+                return "LOAD loads an extension"
+            return _CLAUSES[head.text]
+        return (
+            f"a statement beginning with {head.text!r} is not a read query (those begin "
+            "with MATCH, OPTIONAL MATCH, UNWIND, WITH, RETURN or CALL)"
+        )
+    for i, tok in enumerate(tokens):
+        if tok.kind != "word" or _is_name(tokens, i):
+            continue
+        if tok.text in _CLAUSES:
+            return f"{_CLAUSES[tok.text]} (as a name it goes in backquotes)"
+        if tok.text == "CALL":
+            what = _call_refusal(tokens, i)
+            if what:
+                return what
     return None
+
+
+def _after(tokens: list[_Token], tok: _Token) -> _Token:
+    i = tokens.index(tok) + 1
+    return tokens[i] if i < len(tokens) else _Token("punct", "", -1)
+
+
+def _is_name(tokens: list[_Token], i: int) -> bool:
+    """Whether the word at `i` stands where the grammar takes only a name: a property
+    (`l.load`), a label or a type (`:Set`), a parameter (`$use`), a map key, a variable
+    before its label or a property (`{load: 1}`, `(load:Lesson)`, `load.id`)."""
+    before = tokens[i - 1] if i else None
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (before is not None and before.kind == "punct" and before.text in ".:$") or (
+        after is not None and after.kind == "punct" and after.text in ":."
+    )
+
+
+def _call_refusal(tokens: list[_Token], i: int) -> str | None:
+    """Why the CALL at `i` is not one a read statement may make (None: it may)."""
+    name = tokens[i + 1] if i + 1 < len(tokens) else None
+    nxt = tokens[i + 2] if i + 2 < len(tokens) else None
+    if name is None or name.kind not in ("word", "name") or nxt is None:
+        return "CALL names no procedure"
+    called = name.text.upper()
+    if (nxt.kind, nxt.text) == ("punct", "(") and called in _PROCEDURES:
+        return None
+    if (nxt.kind, nxt.text) == ("punct", "=") and called in _SETTINGS:
+        return None
+    if (nxt.kind, nxt.text) == ("punct", "="):
+        return f"CALL {called} = ... changes a setting a read query may not"
+    return (
+        f"CALL {called} is not one of the procedures a read query may call "
+        "(SHOW_TABLES, TABLE_INFO, SHOW_FUNCTIONS ...; it may read files or change the graph)"
+    )
 
 
 def statements(text: str, *, engine: str = "kuzu", write: bool = False) -> list[str]:
     """`text` split into its statements as the engine splits it, empty ones dropped.
 
     Unless `write`, first raises WriteRefused if any statement, under either reading of
-    its strings, would write outside the graph: nothing has run by then.
+    its strings, is not a read of the graph: nothing has run by then.
     """
     if not write:
         readings = [_split(_tokens(text, doubled)) for doubled in (False, True)]

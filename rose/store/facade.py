@@ -249,16 +249,18 @@ class Store:
     def query(self, text: str, *, write: bool = False) -> list[list[dict]]:
         """Run user-supplied Cypher, one or more `;`-separated statements: rows per statement.
 
-        Read-only unless `write`: the database opens read-only, and statements that would
-        write anywhere else (files, extensions, other databases) are refused before any runs.
+        Read-only unless `write`: the database opens read-only, and a statement that is not
+        a read of the graph (one that reads or writes files, loads extensions, reaches other
+        databases) is refused before any runs. The rows come back redacted.
         """
         from rose.errors import QueryError
         from rose.graph.readonly import graph_write_refused, is_read_only_error, statements
+        from rose.redact import redact_obj
 
         stmts = statements(text, engine=self.engine, write=write)
         with self.graph() as g:
             if write:
-                return [g.run(s, name="<console>") for s in stmts]
+                return [redact_obj(g.run(s, name="<console>")) for s in stmts]
         deadline = self.lock_timeout_s
         results: list[list[dict]] = []
         with open_graph(self.graph_path, self.engine, read_only=True, deadline_s=deadline) as g:
@@ -269,7 +271,7 @@ class Store:
                     if is_read_only_error(str(exc)):
                         raise graph_write_refused(number if len(stmts) > 1 else None) from None
                     raise
-        return results
+        return [redact_obj(rows) for rows in results]
 
     # -- lessons ---------------------------------------------------------------------------
 
