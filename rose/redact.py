@@ -5,7 +5,9 @@ the patterns lean towards redacting too much. The carve-outs are what an agent's
 memory is full of: git SHAs, UUIDs, ids, ordinary numbers, paths, prose about passwords.
 
 Redaction never changes a file's syntax. Event lines are redacted as JSON text and stay
-valid JSON (a placeholder holds no quote or backslash, and no pattern replaces one).
+valid JSON (a placeholder holds no quote or backslash, and no pattern replaces one); a JSON
+string holding an escape is also redacted decoded and encoded again, since a token right
+after `\\n` follows a letter there.
 YAML is redacted value by value (`redact_file`): parsed, every string redacted, dumped,
 so `model: sk-...` becomes `model: '[REDACTED:openai-key]'`, still a string.
 
@@ -206,7 +208,7 @@ _BARE = (
 )
 _KEY = r"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]{0,60}" + _KEYWORD + r"[A-Za-z0-9_.-]{0,60})"
 _ASSIGN = _lazy(
-    _KEY + r"(?P<kq>\\?[\"'])?[ \t]*(?:[:=]=?|=>)[ \t]*(?:" + _QUOTED + "|" + _BARE + ")"
+    _KEY + r"(?P<kq>\\?[\"'])?[ \t]*(?:=>|[:=]=?)[ \t]*(?:" + _QUOTED + "|" + _BARE + ")"
 )
 # A key and its value with only blanks between: `aws_secret_access_key wJalr...`,
 # `--token abc1`. Single quotes only: a `"` might be where a JSON string ends.
@@ -228,6 +230,9 @@ _HARMLESS = _lazy(
 # Template slots: {token}, ${VAR}, ${{ secrets.X }}.
 _TEMPLATE = _lazy(r"\$?\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}?")
 _QUOTE_OR_ESCAPE = _lazy(r'\\.|"')
+# A JSON string: no raw newline (JSON has none in a string, and prose pairs quotes badly).
+_ANSI = _lazy(r"(\x1b\[[0-9;?]*[A-Za-z])")  # a terminal control sequence (colour, cursor)
+_JSON_STRING = _lazy(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _NUMBER = _lazy(r"[0-9]+(?:\.[0-9]+)?")
 # What lies between two JSON strings; seen when `"...password=", "next"` is
 # mistaken for a quoted value.
@@ -267,6 +272,7 @@ def redact(text: str) -> str:
 
 
 def _redact_once(text: str) -> str:
+    text = _redact_encoded(text)
     if "-----BEGIN" in text:
         text = _PEM.sub(_mark("private-key"), text)
     text = _sub_in_runs(text)
@@ -291,6 +297,68 @@ def _redact_once(text: str) -> str:
     if "bearer" in text.lower():
         text = _BEARER.sub(lambda m: m[1] + _mark("bearer-token"), text)
     return text
+
+
+def _redact_encoded(text: str) -> str:
+    """Secrets that an encoding hides from a start-of-word check: in JSON strings, and
+    between terminal colour codes."""
+    if "\\" in text and '"' in text:
+        text = _redact_json_strings(text)
+    if "\x1b[" in text:
+        text = _redact_between_ansi(text)
+    return text
+
+
+def _redact_json_strings(text: str) -> str:
+    """Each JSON string in `text` that holds an escape, redacted as the text it stands for.
+
+    A token right after `\\n`, `\\t` or `\\u001b` follows a letter or a digit in the encoded
+    text, where a pattern's start-of-word check fails; decoded, it starts a line. A string
+    that changes is encoded again (ASCII-only if it was), so the text stays valid JSON; a
+    quoted run that is not a JSON string (`"C:\\Users"`) is left to the passes that follow.
+    """
+    import json  # on the hook's path only when there is an escaped string to look at
+
+    out: list[str] = []
+    done = 0
+    for m in _JSON_STRING.finditer(text):
+        literal = m[0]
+        if "\\" not in literal:
+            continue  # its text is what the other passes see already
+        try:
+            value = json.loads(literal)
+        except ValueError:
+            continue
+        clean = redact(value)
+        if clean != value:
+            out += (text[done : m.start()], json.dumps(clean, ensure_ascii=_ascii(literal, clean)))
+            done = m.end()
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _redact_between_ansi(text: str) -> str:
+    """Each run between terminal colour codes redacted on its own: in `\x1b[32m<token>` the
+    token follows the code's letter `m`, where a start-of-word check fails."""
+    parts = _ANSI.split(text)
+    if len(parts) < 3:
+        return text
+    parts[::2] = [redact(p) for p in parts[::2]]
+    return "".join(parts)
+
+
+def _ascii(literal: str, value: str) -> bool:
+    """Whether to encode `value` again with ASCII escapes only: if its string was, or if it
+    holds a lone surrogate (`\\ud800` decodes to one, and UTF-8 has no bytes for it)."""
+    if literal.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _sub_in_runs(text: str) -> str:

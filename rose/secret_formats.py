@@ -12,6 +12,9 @@ import re
 
 # The end of a token: no letter or digit follows.
 END = r"(?![A-Za-z0-9])"
+# The start of a token that opens with a character class: no letter or digit before it, or
+# a JSON escape (`\n`) in text that is cut short of the JSON string's end.
+START = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))"
 
 # Formats with a fixed prefix, after the rule lists of gitleaks, detect-secrets and
 # trufflehog. Each pattern starts with a literal character and holds no top-level `|`.
@@ -29,7 +32,11 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
     "replicate-token": (r"r8_[A-Za-z0-9]{30,}",),
     "langsmith-key": (r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}",),
     "aws-key": (r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}" + END,),
-    "aws-bedrock-key": (r"ABSK[A-Za-z0-9+/]{100,}={0,2}",),
+    "aws-bedrock-key": (
+        r"ABSK[A-Za-z0-9+/]{100,}={0,2}",
+        # short-lived: a presigned URL in base64, after its head `bedrock.amazonaws.com`
+        r"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%]*",
+    ),
     "github-token": (r"gh[pousr]_[A-Za-z0-9]{20,}", r"github_pat_[A-Za-z0-9_]{20,}"),
     "gitlab-token": (
         r"gl(?:pat|dt|rt|ptt|cbt|ft|imt|agent|oas|soat|ffct)-[A-Za-z0-9_-]{20,}"
@@ -37,7 +44,7 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
         r"GR1348941[A-Za-z0-9_-]{20,}",
     ),
     "slack-token": (
-        r"xox[abeoprs]-[A-Za-z0-9-]{10,}",
+        r"xox[abeoprs]-[A-Za-z0-9-]{8,}",
         r"xoxe\.xox[bp]-[A-Za-z0-9-]{10,}",
         r"xapp-[A-Za-z0-9-]{10,}",
     ),
@@ -82,7 +89,8 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
     "shopify-token": (r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + END,),
     "atlassian-token": (r"ATATT3[A-Za-z0-9_=-]{100,}",),
     "databricks-token": (r"dapi[a-f0-9]{32}(?:-[0-9])?" + END,),
-    "doppler-token": (r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}",),
+    # A service token names its config: `dp.st.<config>.<token>`.
+    "doppler-token": (r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,64}\.)?[A-Za-z0-9]{40,}",),
     "dynatrace-token": (r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",),
     "grafana-token": (
         r"glc_[A-Za-z0-9+/]{32,}={0,3}",
@@ -121,19 +129,53 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
         p + r"at\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" for p in "ps"
     ),
     "octopus-key": (r"API-[A-Z0-9]{26}" + END,),
-    "jwt": (r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",),
+    # An API key (`key-` and 32 of [0-9a-z], a digit among them) and the public validation key.
+    "mailgun-key": (r"key-(?=[a-z]{0,31}[0-9])[a-z0-9]{32}" + END, r"pubkey-[a-f0-9]{32}" + END),
+    "adobe-secret": (r"p8e-[A-Za-z0-9]{32}" + END,),
+    "authress-key": tuple(
+        p + r"_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}"
+        r"\.[A-Za-z0-9+/_=-]{30,}"
+        for p in ("sc", "ext", "scauth", "authress")
+    ),
+    "clickhouse-key": (r"4b1d(?=[a-z0-9]{0,37}[A-Z])[A-Za-z0-9]{38}" + END,),
+    "flutterwave-key": (r"FLW(?:SECK|PUBK)(?:_TEST)?-[A-Za-z0-9]{12,}(?:-X)?",),
+    "frameio-token": (r"fio-u-[A-Za-z0-9_=-]{64}",),
+    "infracost-token": (r"ico-[A-Za-z0-9]{32}" + END,),
+    "intra42-secret": (r"s-s4t2(?:ud|af)-[a-f0-9]{64}" + END,),
+    "readme-key": (r"rdme_[a-z0-9]{70}" + END,),
+    "scalingo-token": (r"tk-us-[A-Za-z0-9_-]{48}",),
+    "settlemint-token": (r"sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}" + END,),
+    "sourcegraph-token": (r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}" + END,),
+    "jwt": (
+        r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+        # a whole JWT in base64: `eyJhbGciO` (`{"alg"`) or `eyJ0eXAiO` (`{"typ"`), encoded
+        r"ZXlK(?:aGJHY2lP|MGVYQWlP)[A-Za-z0-9+/]{40,}={0,2}",
+    ),
 }
 
 # Formats that open with a character class; each runs only when its anchor is present.
 ANCHORED: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     # A bot id and its secret, also inside `api.telegram.org/bot<id>:<secret>/`.
-    ("telegram-token", ":A", re.compile(r"(?:(?<=/bot)|(?<![A-Za-z0-9_:]))"
+    ("telegram-token", ":A", re.compile(r"(?:(?<=/bot)|(?<![A-Za-z0-9_:])|(?<=\\[nrt]))"
                                         r"[0-9]{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])")),
-    ("mailchimp-key", "-us", re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us[0-9]{1,2}" + END)),
+    ("mailchimp-key", "-us", re.compile(START + r"[0-9a-f]{32}-us[0-9]{1,2}" + END)),
     ("azure-client-secret", "Q~", re.compile(
-        r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"
+        r"(?:(?<![A-Za-z0-9_~.])|(?<=\\[nrt]))[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"
     )),
     ("terraform-token", ".atlasv1.", re.compile(
-        r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"
+        START + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"
     )),
+    # The key of a DSN, `https://<key>[:<secret>]@o<org>.ingest.sentry.io/<project>`; the
+    # host is left, and any host with `sentry` in its name counts (self-hosted Sentry).
+    ("sentry-dsn", "sentry", re.compile(
+        r"(?<=://)[0-9a-fA-F]{32}(?::[0-9a-fA-F]{32})?"
+        r"(?=@[A-Za-z0-9.-]*sentry[A-Za-z0-9.-]*(?::[0-9]{1,5})?/(?:[A-Za-z0-9_.-]+/)*[0-9]+"
+        r"(?![A-Za-z0-9]))"
+    )),
+    # An app token: the app's id (15-16 digits), `|`, and its secret.
+    ("facebook-token", "|", re.compile(
+        START + r"[0-9]{15,16}\|[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
+    )),
+    ("maxmind-key", "_mmk", re.compile(START + r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk" + END)),
+    ("gitlab-session", "_gitlab_session=", re.compile(r"(?<=_gitlab_session=)[0-9a-z]{32}" + END)),
 )  # fmt: skip
