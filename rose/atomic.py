@@ -4,12 +4,65 @@ ROSE holds a lock file."""
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import json
 import os
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
+from rose.errors import WriteFailed
 from rose.redact import redact, redact_file, redact_obj
+
+#: For tests: `ROSE_WRITE_FAULT=ENOSPC` (or `EROFS`, `EACCES`) fails every write made here
+#: with that error, as a full or read-only disk would.
+FAULT_ENV = "ROSE_WRITE_FAULT"
+#: What a disk says when it will not take a write: these become a `WriteFailed` naming the file.
+_REFUSED = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM}
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def fault() -> int | None:
+    """The errno the fault hook (`FAULT_ENV`) sets for every write, or None."""
+    code = getattr(errno, os.environ.get(FAULT_ENV) or "-", None)
+    return code if isinstance(code, int) else None
+
+
+def _refusals(fn: _F) -> _F:
+    """A write to the path in the first argument that the disk refuses raises `WriteFailed`."""
+
+    @functools.wraps(fn)
+    def wrapper(path: Path, *args: Any, **kwargs: Any) -> Any:
+        try:
+            if (code := fault()) is not None:
+                raise OSError(code, os.strerror(code), str(path))
+            return fn(path, *args, **kwargs)
+        except WriteFailed:
+            raise
+        except OSError as exc:
+            if exc.errno not in _REFUSED:
+                raise
+            raise WriteFailed(path, exc) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+_told = False
+
+
+def tell_once(line: str) -> None:
+    """One line a process on stderr, the first time ROSE goes on without a write."""
+    global _told
+    if not _told:
+        _told = True
+        print(f"rose: {line}", file=sys.stderr)
+
+
+def uncached(exc: WriteFailed, what: str) -> None:
+    """Say (once a process) that `what` could not be cached at its path; nothing is raised."""
+    tell_once(f"could not cache {what} at {exc.path} ({exc.what}); went on without it")
 
 
 def write_text(path: Path, text: str, *, redacted: bool = True, durable: bool = True) -> None:
@@ -31,6 +84,7 @@ def write_bytes(path: Path, data: bytes, *, durable: bool = False) -> None:
     _write(path, data, durable)
 
 
+@_refusals
 def _write(path: Path, data: bytes, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
@@ -59,6 +113,7 @@ def write_json(path: Path, data: object, *, compact: bool = False, durable: bool
     write_text(path, text + "\n", redacted=False, durable=durable)
 
 
+@_refusals
 def append_line(path: Path, line: str) -> None:
     """Append one redacted line with a single write() on an O_APPEND descriptor.
 

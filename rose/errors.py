@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -94,10 +95,33 @@ class StoreReadOnly(RoseError):
 
     def __init__(self, path: Path | str, detail: str = "permission denied"):
         self.path = Path(path)
+        self.detail = detail = detail or "permission denied"
         super().__init__(
             f"{path}: cannot be written ({detail}); the store keeps its lessons and index there: "
             f"make it writable (chmod u+w {path}), then run the command again"
         )
+
+
+class WriteFailed(RoseError, OSError):
+    """The disk refused a write (read-only, full, or not ours): the file is named, and what to do.
+
+    Also an OSError (errno kept), so code that treats a failed write as best effort still does.
+    """
+
+    def __init__(self, path: Path | str, exc: OSError):
+        super().__init__(exc.errno, exc.strerror or str(exc), str(path))
+        self.path = Path(path)
+        if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
+            self.what, hint = "no space left", "free some disk space"
+        elif exc.errno == errno.EROFS:
+            self.what, hint = "read-only file system", "mount it writable"
+        else:
+            where = self.path.parent
+            self.what, hint = "permission denied", f"make it writable (chmod u+w {where})"
+        self.hint = f"{hint}, then run the command again"
+
+    def __str__(self) -> str:
+        return f"{self.path}: could not be written ({self.what}); {self.hint}"
 
 
 class QueryError(RoseError):

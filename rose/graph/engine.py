@@ -361,6 +361,10 @@ def _is_denied(message: str) -> bool:
 
 def _check_writable(path: Path) -> None:
     """A store that cannot be written is named at once, never waited on as if it were locked."""
+    from rose.atomic import fault
+
+    if (code := fault()) in (errno.EROFS, errno.EACCES):  # the writer's fault hook, for tests
+        raise StoreReadOnly(path.parent, "read-only file system" if code == errno.EROFS else "")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except PermissionError as exc:
@@ -439,6 +443,20 @@ def open_graph(
             release_holder(path)
     if keep_s > 0 and not read_only:
         server.launch(path, engine, keep_s)
+
+
+@contextmanager
+def open_memory(path: Path, engine: str) -> Iterator[Graph]:
+    """A database in memory, named after the one at `path` that could not be opened for
+    writing: it is built from the files, and nothing of it reaches the disk."""
+    mod = engine_module(engine)
+    db = mod.Database(":memory:")
+    conn = mod.Connection(db)
+    try:
+        yield Graph(conn, path)
+    finally:
+        conn.close()
+        db.close()
 
 
 def _open_own(path: Path, engine: str, read_only: bool, end: float) -> tuple[Any, Any] | None:

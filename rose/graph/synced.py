@@ -24,7 +24,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rose.atomic import write_bytes, write_json
+from rose.atomic import uncached, write_bytes, write_json
+from rose.errors import WriteFailed
 from rose.store.scan import file_identity as file_identity  # the prompt hook's too
 
 FORMAT = 1
@@ -56,7 +57,10 @@ def read(db: Path) -> dict[str, Any] | None:
 def write(db: Path, rec: dict[str, Any]) -> None:
     """Write the record (call it while holding the database, after its last write)."""
     # Redacted like every record: a parse error's reason may quote the file.
-    write_json(_record_path(db), {"format": FORMAT, **rec}, compact=True, durable=False)
+    try:
+        write_json(_record_path(db), {"format": FORMAT, **rec}, compact=True, durable=False)
+    except WriteFailed as exc:  # a cache: the next open scans and opens the database
+        uncached(exc, "the record of the index")
 
 
 def forget(db: Path) -> None:
@@ -82,4 +86,7 @@ def write_listing(db: Path, fingerprint: str, survey: Any) -> None:
     takes what changed from it."""
     from rose.store.scan import kept_bytes
 
-    write_bytes(_states_path(db), kept_bytes(survey, fingerprint))
+    try:
+        write_bytes(_states_path(db), kept_bytes(survey, fingerprint))
+    except WriteFailed as exc:  # a cache: the next scan lists every folder
+        uncached(exc, "the file scan")

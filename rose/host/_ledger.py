@@ -4,6 +4,7 @@ race-free). Every function that reads, decides and writes here runs under `locke
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -30,10 +31,16 @@ _LOCK_WAIT_S = 10.0  # the lock is held for milliseconds; longer means a stopped
 @contextlib.contextmanager
 def locked(d: Path) -> Iterator[None]:
     """Hold the ledger lock: every read-decide-write of the ledger happens inside one."""
-    if not d.is_dir():
-        d.mkdir(parents=True, exist_ok=True)
-        write_text(d / ".gitignore", "*\n")  # machine-local, even in a store made before jobs/
-    fd = os.open(d / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if not d.is_dir():
+            d.mkdir(parents=True, exist_ok=True)
+            write_text(d / ".gitignore", "*\n")  # machine-local, even in a store made before jobs/
+        fd = os.open(d / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC):
+            raise
+        yield  # nobody can write this ledger, so reading it needs no lock (a write fails)
+        return
     try:
         give_up = time.monotonic() + _LOCK_WAIT_S
         while not _try_flock(fd):

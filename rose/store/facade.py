@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rose import config as configmod
-from rose.atomic import write_json, write_text
+from rose.atomic import uncached, write_json, write_text
 from rose.errors import (
     CycleError,
     GraphDamaged,
@@ -19,6 +19,8 @@ from rose.errors import (
     RoseError,
     StoreLocked,
     StoreNotFound,
+    StoreReadOnly,
+    WriteFailed,
 )
 from rose.events import append_event
 from rose.graph.engine import (
@@ -32,7 +34,7 @@ from rose.graph.engine import (
 from rose.graph.rows import episode_from_row, lessons_get, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Correction, Episode, Node, RoutingRule, derived_id, now
-from rose.store import _damage, journal, opened, shortid
+from rose.store import _damage, journal, opened, shortid, unwritable
 from rose.store.draft import draft
 from rose.store.layout import StoreDir, find_project_root, global_root
 from rose.store.nodefile import dump_episode, dump_node
@@ -67,6 +69,8 @@ class Store:
         #: (view key, fingerprint) the recall view was last found or made current for.
         self.view_checked: tuple[list, str] | None = None
         self.last_sync = SyncReport()
+        #: Why the graph was opened read-only or built in memory (`rose.store.unwritable`).
+        self.unwritable: StoreReadOnly | None = None
 
     # -- finding and creating ------------------------------------------------------------
 
@@ -189,9 +193,13 @@ class Store:
         while True:
             stack = ExitStack()
             try:
-                g = stack.enter_context(
-                    open_graph(path, self.engine, deadline_s=deadline, keep_s=self.keep_open_s)
-                )
+                try:
+                    opening = open_graph(
+                        path, self.engine, deadline_s=deadline, keep_s=self.keep_open_s
+                    )
+                    g = stack.enter_context(opening)
+                except StoreReadOnly as exc:  # reads go on; a write stops at `Store.write`
+                    return (*unwritable.read_graph(self, exc, known, deadline), None)
                 journal.replay(self.primary.root)  # a write that died half way: finish it
                 self.last_sync = sync(g, self.dirs, full=full, known=known)
                 return stack, g, healed
@@ -260,6 +268,8 @@ class Store:
         stmts = statements(text, engine=self.engine, write=write)
         with self.graph() as g:
             if write:
+                return [redact_obj(g.run(s, name="<console>")) for s in stmts]
+            if self.unwritable is not None:  # a store that cannot be written: this graph
                 return [redact_obj(g.run(s, name="<console>")) for s in stmts]
         deadline = self.lock_timeout_s
         results: list[list[dict]] = []
@@ -375,6 +385,8 @@ class Store:
                 if not any(d.episode_path(ep.id).exists() for d in self.dirs):
                     path = self.dir_for(scope or "project").episode_path(ep.id)
                     files.append((str(path), json.dumps(dump_episode(ep), ensure_ascii=False)))
+            if self.unwritable:  # the store cannot take the write: say so, write nothing
+                raise self.unwritable
             journal.apply(self.primary.root, files, remove)
             self.last_sync = sync(g, self.dirs, known=opened.after_write(self, files, remove))
             self._refresh_view(g)
@@ -599,7 +611,12 @@ class Store:
     # -- events ----------------------------------------------------------------------------
 
     def log(self, kind: str, data: dict | None = None) -> None:
-        append_event(self.primary.events, kind, data)
+        try:
+            append_event(self.primary.events, kind, data)
+        except WriteFailed as exc:
+            if not self.unwritable:  # a read of a read-only store goes on without its log
+                raise
+            uncached(exc, "an event")
 
 
 def redacted(node: Node) -> Node:

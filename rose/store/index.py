@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rose.atomic import write_text
+from rose.atomic import uncached, write_text
+from rose.errors import WriteFailed
 from rose.store import scan
 from rose.store.facade import Store
 
@@ -29,7 +30,10 @@ def index(store: Store) -> tuple[Path, list[str]]:
         for r in rows
         if r["status"] in ("active", "disputed")
     ]
-    write_text(path, "\n".join([_HEAD + stamp, *body]) + "\n")
+    try:
+        write_text(path, "\n".join([_HEAD + stamp, *body]) + "\n")
+    except WriteFailed as exc:  # the lines are printed all the same
+        uncached(exc, "the index")
     return path, body
 
 

@@ -69,6 +69,11 @@ def remember(store: Store) -> None:
     from rose.graph import synced
     from rose.graph.sync import schema_version
 
+    if store.unwritable:  # a read-only or in-memory graph: nothing to record, say so
+        from rose.store.unwritable import say_read
+
+        say_read(store)
+        return
     report = store.last_sync
     if not report.fingerprint:
         return

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rose import tokens
-from rose.atomic import write_json
+from rose.atomic import uncached, write_json
+from rose.errors import WriteFailed
 from rose.graph.engine import Graph
 from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
@@ -300,7 +301,10 @@ def refresh(store: Store, g: Graph) -> None:
 
 def write(path, view: dict) -> None:
     """Compact JSON: the prompt hook parses this file on every prompt."""
-    write_json(path, view, compact=True, durable=False)  # rebuilt when missing or stale
+    try:
+        write_json(path, view, compact=True, durable=False)  # rebuilt when missing or stale
+    except WriteFailed as exc:
+        uncached(exc, "the recall view")
 
 
 def read(path: Path) -> dict | None:
