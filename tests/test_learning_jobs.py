@@ -211,6 +211,41 @@ def test_a_corrected_session_is_judged_and_taught_from_either_hosts_transcript(
     assert lessons and any(set(world.facts_in(text)) & set(taught) for text in lessons)
 
 
+def test_a_correction_past_the_jobs_first_window_is_still_judged_and_taught(
+    store: Store, project: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A session longer than the jobs' byte cap is read on in windows: the user's correction
+    past the first one still judges the unit and mints the lesson, and nothing is cut."""
+    from rose.host import _bounded
+    from rose.model.registry import simulated_model
+    from rose.sim import World
+    from rose.sim import transcript as host_files
+    from rose.sim.agent import Agent
+    from rose.sim.scoreboard import plain_prompt
+
+    config.set_override(store.primary.config, "agent", "simulated")
+    config.set_override(store.primary.config, "model", simulated_model(seed=5))
+    world = World.generate(5)
+    agent = Agent(world, seed=5)
+    task, session = next((t, s) for t in world.tasks if (s := agent.session(t, "")).steered)
+    path = project / "session.jsonl"
+    path.write_text(host_files.claude_code(session, session_id="s-long", cwd=str(project)))
+    data = path.read_bytes()
+    monkeypatch.setattr(_bounded, "JOB_BYTES", max(len(ln) for ln in data.splitlines()) + 1)
+    assert len(data) > 2 * _bounded.JOB_BYTES  # the correction lies past the first window
+    root = Store.open(project).primary.root
+    sessions.append(root, "s-long", "prompt", turn=1, prompt=plain_prompt(task), served=[])
+    end = {"session_id": "s-long", "transcript_path": str(path), "reason": "exit", "cwd": ""}
+    learning.session_end(_job(Store.open(project), end))
+    (episode,) = [json.loads(p.read_text()) for p in store.primary.episodes.glob("*.json")]
+    assert episode["outcome"] in ("success", "partial", "failure")
+    taught = [f for f in session.first.missing if not world.facts[f].known]
+    lessons = [p.read_text() for p in project.glob(".rose*/nodes/*/*.md")]
+    lessons += [p.read_text() for p in (project.parent / "home" / ".rose").glob("nodes/*/*.md")]
+    assert lessons and any(set(world.facts_in(text)) & set(taught) for text in lessons)
+    assert read_events(store.primary.events, kind="transcript-cut") == []
+
+
 def test_a_lesson_that_cannot_be_stored_keeps_the_verdicts_and_fails_the_job(
     setup, monkeypatch: pytest.MonkeyPatch
 ):

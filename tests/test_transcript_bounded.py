@@ -2,12 +2,14 @@
 
 Locks in: `/dev/zero` and a FIFO with no writer are refused at once as not regular files
 (the Stop hook logs why and exits 0 with nothing on stdout); a 1 GB sparse file is read up
-to the cap only, and the cut is reported (`cut`, `unread`, an event and a status-line
-notice); the next read goes on from where the cut stopped, so a correction written past the
-cap is counted; a line longer than the cap is passed over, not read again forever; a read
-whose deadline has passed stops before counting anything and the next one counts it all; a
-real transcript read under a small cap, read after read, adds up to reading it whole; a job
-that reads a cut transcript logs the cut; `rose status` says in one line what was cut.
+to the cap only by the hook (by a job, until its deadline), and the cut is reported (`cut`,
+`unread`, an event and a status-line notice); the next read goes on from where the cut
+stopped, so a correction written past the cap is counted; a line longer than the cap is
+passed over, not read again forever; a read whose deadline has passed stops before counting
+anything and the next one counts it all; a real transcript read under a small cap, read
+after read, adds up to reading it whole; a job reads past its cap in further windows, its
+lines numbered on, until its deadline; a job whose read a deadline or an over-long line cut
+logs it and leaves a status-line notice; `rose status` says in one line what was cut.
 """
 
 from __future__ import annotations
@@ -91,8 +93,8 @@ def test_a_sparse_gigabyte_is_read_up_to_the_cap(tmp_path):
     assert act.cut == "cap" and act.user_prompts == 0
     assert act.offset == _bounded.HOOK_BYTES  # one line longer than the cap: passed over
     assert act.unread == (1 << 30) - _bounded.HOOK_BYTES
-    t = _returns(read, path, limit=1 << 20)
-    assert t.cut == "cap" and t.unread == (1 << 30) - (1 << 20) and not t.steps
+    t = _returns(read, path, limit=1 << 20, seconds=0.1)  # read on in windows until then
+    assert t.cut == "deadline" and t.unread == (1 << 30) - t.offset and not t.steps
 
 
 def test_a_correction_past_the_cap_is_counted_by_the_next_read(tmp_path):
@@ -173,16 +175,38 @@ def test_the_stop_hook_reports_a_cut_and_reads_on_next_turn(store: Store, projec
     assert second["offset"] == _bounded.HOOK_BYTES  # on from where the last read stopped
 
 
+def test_a_job_reads_past_its_cap_in_windows_with_lines_counted_on(tmp_path, monkeypatch):
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(_prompt("use pip") + _filler(3000) * 4 + _prompt("no, use uv"))
+    from rose.host.learning import _byte_range
+
+    whole = read(path)
+    last = len(path.read_bytes()) - len(_prompt("no, use uv"))
+    assert _byte_range(str(path), last, None) == (6, None)
+    monkeypatch.setattr(_bounded, "JOB_BYTES", 5000)
+    t = read(path)
+    assert not t.cut and t.unread == 0 and t.offset == path.stat().st_size
+    assert t.steps == whole.steps and t.steps[-1].text == "no, use uv"
+    assert t.steps[-1].line == 6  # numbered from the file's start across windows
+    assert _byte_range(str(path), last, None) == (6, None)  # a reflection's stretch, too
+
+
 def test_a_job_that_reads_a_cut_transcript_logs_the_cut(store: Store, tmp_path, monkeypatch):
     from rose.host import learning
 
     path = tmp_path / "session.jsonl"
     path.write_bytes(_prompt("use pip") + _filler(3000) + _prompt("no, use uv"))
-    monkeypatch.setattr(_bounded, "JOB_BYTES", 1000)
+    monkeypatch.setattr(_bounded, "JOB_BYTES", 1000)  # the filler's line is passed over
     t = learning._read(store, str(path), SID)
-    assert t is not None and t.cut == "cap"
+    assert t is not None and t.cut == "cap" and t.steps[-1].text == "no, use uv"
     (cut,) = read_events(store.primary.events, kind="transcript-cut")
     assert cut["session"] == SID and cut["unread"] == t.unread > 0
+    (said,) = notices.take([str(store.primary.root)])
+    assert said == f"transcript read by a job cut by its cap, {t.unread} bytes unread"
+    monkeypatch.setattr(_bounded, "JOB_SECONDS", 0)
+    assert learning._read(store, str(path), SID).cut == "deadline"  # type: ignore[union-attr]
+    assert read_events(store.primary.events, kind="transcript-cut")[-1]["by"] == "deadline"
+    assert _returns(learning._read, store, "/dev/zero", SID) is None  # refused, logged
 
 
 @pytest.mark.graph

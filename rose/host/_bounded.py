@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 HOOK_BYTES = 32 << 20
 #: Seconds the Stop hook may spend reading: far below the host's hook timeout (60 s).
 HOOK_SECONDS = 2.0
-#: Bytes a detached job reads of a whole session, from its start: eight times the longest
-#: sessions seen (tens of MB), and a bounded share of memory.
+#: Bytes a detached job reads at a time (`Windows`): eight times the longest sessions seen
+#: (tens of MB), and a bounded share of memory. A longer session is read on in more windows.
 JOB_BYTES = 256 << 20
 #: Seconds a job may spend reading a transcript: a fifth of its runner's deadline (300 s).
 JOB_SECONDS = 60.0
@@ -146,3 +146,46 @@ class Lines:
         elif not self.cut and rest and self.partial:
             self.offset = pos + len(rest)
             yield self.offset, rest
+
+
+class Windows:
+    """The lines of the regular file at `path` from byte `start` to its end, read as `Lines`
+    windows of at most `limit` bytes each (each from the offset the last one reached), all
+    within `seconds`; each line with its number (1-based from `start`) and its end offset.
+
+    No single read holds more than `limit` bytes, and what lies past the first `limit` bytes
+    is read all the same. After the loop `cut` is "deadline" when time ran out before the
+    end (`offset` is where it stopped, `unread` the bytes after it), else "cap" when a line
+    longer than `limit` was passed over (`unread` the bytes of it not read), else ""."""
+
+    def __init__(self, path: Path, start: int, limit: int, seconds: float, *, partial: bool):
+        self.path = path
+        self.limit = max(1, limit)
+        self.seconds = seconds
+        self.partial = partial
+        self.offset = start
+        self.cut = ""
+        self.size = 0
+        self.passed = 0  # bytes of lines longer than `limit`, passed over
+
+    @property
+    def unread(self) -> int:
+        return max(0, self.size - self.offset) if self.cut == "deadline" else self.passed
+
+    def __iter__(self) -> Iterator[tuple[int, int, bytes]]:
+        until = time.monotonic() + self.seconds
+        n = 0
+        while True:
+            window = Lines(self.path, self.offset, self.limit, until - time.monotonic(),
+                           partial=self.partial)  # fmt: skip
+            before = n
+            for pos, raw in window:
+                n += 1
+                yield n, pos, raw
+            self.size = window.size
+            if window.cut == "cap" and n == before:  # one line longer than the cap
+                self.passed += window.offset - window.start
+            self.offset = window.offset
+            if window.cut != "cap":
+                self.cut = window.cut or ("cap" if self.passed else "")
+                return

@@ -98,9 +98,14 @@ def _read(store: Store, path: str, session_id: str) -> Transcript | None:
     except (RoseError, OSError) as exc:
         store.log("transcript-unreadable", {"session": session_id, "error": str(exc)[:300]})
         return None
-    if t.cut:  # what follows the bound waits for a later read; never dropped unsaid
-        data = {"session": session_id, "path": path, "offset": 0, "by": t.cut}
-        store.log("transcript-cut", {**data, "unread": t.unread})
+    if t.cut:  # what a bound left unread is never dropped unsaid
+        from rose.store import notices
+
+        data = {"session": session_id, "path": path, "offset": 0, "reached": t.offset}
+        store.log("transcript-cut", {**data, "by": t.cut, "unread": t.unread})
+        left = f"{t.unread >> 20} MB" if t.unread >= 1 << 20 else f"{t.unread} bytes"
+        said = f"transcript read by a job cut by its {t.cut}, {left} unread"
+        notices.keep(store.primary.root, said)
     return t
 
 
@@ -280,9 +285,9 @@ def _byte_range(path: str, start: int, end: int | None) -> tuple[int, int | None
     from rose.host import _bounded
 
     first = last = 1
-    lines = _bounded.Lines(Path(path), 0, _bounded.JOB_BYTES, _bounded.JOB_SECONDS, partial=False)
+    lines = _bounded.Windows(Path(path), 0, _bounded.JOB_BYTES, _bounded.JOB_SECONDS, partial=False)
     try:
-        for pos, _ in lines:
+        for _, pos, _ in lines:
             if pos > (start if end is None else end):
                 break
             first += pos <= start

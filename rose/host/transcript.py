@@ -8,8 +8,10 @@ session is read while it is being written. `activity` is the cheap part for the 
 hook, which runs every turn: it counts from where the last call stopped, and never reads
 a line still being written.
 
-Both read only regular files, at most so many bytes and for so long (`rose.host._bounded`):
-what a bound left unread is in the result's `cut` and `unread`, for the caller to report.
+Both read only regular files, at most so many bytes at a time and for so long
+(`rose.host._bounded`): `activity` stops at its byte cap and the next call reads on, `read`
+reads on in further windows to the end; what a bound left unread is in the result's `cut`
+and `unread`, for the caller to report.
 
 Standard library only, at import and in `activity`.
 """
@@ -41,8 +43,9 @@ class Transcript:
     session: str  # its session id ("" if none)
     steps: tuple[Step, ...]
     skipped: int = 0  # lines that were not JSON records, and records of unknown kinds
-    cut: str = ""  # "cap" or "deadline" when the read stopped before the end of the file
+    cut: str = ""  # "deadline" (stopped before the end) or "cap" (a line over the cap passed)
     unread: int = 0  # the bytes it left unread
+    offset: int = 0  # the byte offset just after the last line read
 
 
 @dataclass
@@ -84,19 +87,20 @@ def _record(raw: bytes) -> dict[str, Any] | None:
 
 
 def read(path: str | Path, *, limit: int | None = None, seconds: float | None = None) -> Transcript:
-    """The transcript at `path`, its first `limit` bytes at most, read for `seconds` at most
-    (by default `_bounded.JOB_BYTES` and `JOB_SECONDS`; `cut` says which stopped it). An
-    empty file is a session with nothing in it yet (a Codex one if it is named `rollout-*`).
+    """The transcript at `path`, read to its end `limit` bytes at a time, for `seconds` at
+    most (by default `_bounded.JOB_BYTES` and `JOB_SECONDS`; `cut` says what a deadline or a
+    line longer than `limit` left unread). An empty file is a session with nothing in it
+    yet (a Codex one if it is named `rollout-*`).
     Raises TranscriptError when the file is not a regular file, cannot be read or is not a
     Claude Code or Codex transcript."""
     path = Path(path)
     limit = _bounded.JOB_BYTES if limit is None else limit
     seconds = _bounded.JOB_SECONDS if seconds is None else seconds
-    lines = _bounded.Lines(path, 0, limit, seconds, partial=True)
+    lines = _bounded.Windows(path, 0, limit, seconds, partial=True)
     reader: Reader | None = None
     waiting: list[tuple[int, dict[str, Any]]] = []  # records either host could have written
     bad = 0
-    for n, (_, raw) in enumerate(lines, 1):
+    for n, _, raw in lines:
         if not raw.strip():
             continue
         rec = _record(raw)
@@ -117,11 +121,18 @@ def read(path: str | Path, *, limit: int | None = None, seconds: float | None = 
             why = "not JSON lines" if not waiting else "not a Claude Code or Codex transcript"
             raise TranscriptError(path, why)
         host = _codex_records.HOST if path.name.startswith("rollout-") else _claude_records.HOST
-        return Transcript(host, "", "", (), 0, lines.cut, lines.unread)
+        return Transcript(host, "", "", (), 0, lines.cut, lines.unread, lines.offset)
     steps = tuple(reader.steps())
     skipped = reader.skipped + bad
     return Transcript(
-        reader.host, reader.version, reader.session, steps, skipped, lines.cut, lines.unread
+        reader.host,
+        reader.version,
+        reader.session,
+        steps,
+        skipped,
+        lines.cut,
+        lines.unread,
+        lines.offset,
     )
 
 
