@@ -366,11 +366,6 @@ _ALLOWED = {
     ("rose/graph/server.py", "ROLLBACK"): (
         "a graph server ends that transaction, and rolls back one a session left open"
     ),
-    (
-        "rose/cli/query_cmds.py",
-        "Allow statements that change the graph or write elsewhere "
-        "(COPY ... TO, EXPORT DATABASE, INSTALL/LOAD, ATTACH ...).",
-    ): "`rose query --write` help names the statements it unlocks",
 }
 # Whole files allowed to name Cypher keywords: they check a user's statements, run none.
 _ALLOWED_FILES = {

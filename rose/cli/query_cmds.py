@@ -30,8 +30,8 @@ def query(
     write: bool = typer.Option(
         False,
         "--write",
-        help="Allow statements that change the graph or reach outside it: read or write "
-        "files (LOAD FROM, COPY, EXPORT DATABASE), INSTALL/LOAD extensions, ATTACH ...",
+        help="Allow statements that change the graph or reach outside it: files read or "
+        "written, extensions installed, other databases attached.",
     ),
 ) -> None:
     """Query the lesson graph with Cypher (read-only unless --write).
