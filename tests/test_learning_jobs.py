@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -179,13 +180,9 @@ def test_a_reflection_speaks_for_the_unit_it_was_started_in(setup):
     assert all(e["turn"] == 1 and set(e["used"] + e["unused"]) <= {lesson.id} for e in spoke)
 
 
-@pytest.mark.parametrize("host", ["claude_code", "codex"])
-def test_a_corrected_session_is_judged_and_taught_from_either_hosts_transcript(
-    store: Store, project: Path, host: str
-):
-    """The simulated agent fails, the user corrects it; from the host's own transcript the
-    session's end judges the unit (not a success at the first attempt) and mints a lesson
-    holding what the user said, reconciled into the store."""
+def _corrected(store: Store, project: Path, host: str, sid: str) -> tuple[Any, Any, Path]:
+    """A session of seed 5's world the user had to correct, written as `host`'s transcript in
+    `project`, its unit opened in the session log: (the world, the session, the file)."""
     from rose.model.registry import simulated_model
     from rose.sim import World
     from rose.sim import transcript as host_files
@@ -198,17 +195,33 @@ def test_a_corrected_session_is_judged_and_taught_from_either_hosts_transcript(
     agent = Agent(world, seed=5)
     task, session = next((t, s) for t in world.tasks if (s := agent.session(t, "")).steered)
     path = project / ("session.jsonl" if host == "claude_code" else "rollout-x.jsonl")
-    path.write_text(getattr(host_files, host)(session, session_id="s-host", cwd=str(project)))
+    path.write_text(getattr(host_files, host)(session, session_id=sid, cwd=str(project)))
     root = Store.open(project).primary.root
-    sessions.append(root, "s-host", "prompt", turn=1, prompt=plain_prompt(task), served=[])
-    end = {"session_id": "s-host", "transcript_path": str(path), "reason": "exit", "cwd": ""}
-    learning.session_end(_job(Store.open(project), end))
+    sessions.append(root, sid, "prompt", turn=1, prompt=plain_prompt(task), served=[])
+    return world, session, path
+
+
+def _judged_and_taught(store: Store, project: Path, world: Any, session: Any) -> None:
+    """The unit's episode has an outcome, and a stored lesson holds what the user taught."""
     (episode,) = [json.loads(p.read_text()) for p in store.primary.episodes.glob("*.json")]
     assert episode["outcome"] in ("success", "partial", "failure")
     taught = [f for f in session.first.missing if not world.facts[f].known]
     lessons = [p.read_text() for p in project.glob(".rose*/nodes/*/*.md")]
     lessons += [p.read_text() for p in (project.parent / "home" / ".rose").glob("nodes/*/*.md")]
     assert lessons and any(set(world.facts_in(text)) & set(taught) for text in lessons)
+
+
+@pytest.mark.parametrize("host", ["claude_code", "codex"])
+def test_a_corrected_session_is_judged_and_taught_from_either_hosts_transcript(
+    store: Store, project: Path, host: str
+):
+    """The simulated agent fails, the user corrects it; from the host's own transcript the
+    session's end judges the unit (not a success at the first attempt) and mints a lesson
+    holding what the user said, reconciled into the store."""
+    world, session, path = _corrected(store, project, host, "s-host")
+    end = {"session_id": "s-host", "transcript_path": str(path), "reason": "exit", "cwd": ""}
+    learning.session_end(_job(Store.open(project), end))
+    _judged_and_taught(store, project, world, session)
 
 
 def test_a_correction_past_the_jobs_first_window_is_still_judged_and_taught(
@@ -217,32 +230,14 @@ def test_a_correction_past_the_jobs_first_window_is_still_judged_and_taught(
     """A session longer than the jobs' byte cap is read on in windows: the user's correction
     past the first one still judges the unit and mints the lesson, and nothing is cut."""
     from rose.host import _bounded
-    from rose.model.registry import simulated_model
-    from rose.sim import World
-    from rose.sim import transcript as host_files
-    from rose.sim.agent import Agent
-    from rose.sim.scoreboard import plain_prompt
 
-    config.set_override(store.primary.config, "agent", "simulated")
-    config.set_override(store.primary.config, "model", simulated_model(seed=5))
-    world = World.generate(5)
-    agent = Agent(world, seed=5)
-    task, session = next((t, s) for t in world.tasks if (s := agent.session(t, "")).steered)
-    path = project / "session.jsonl"
-    path.write_text(host_files.claude_code(session, session_id="s-long", cwd=str(project)))
+    world, session, path = _corrected(store, project, "claude_code", "s-long")
     data = path.read_bytes()
     monkeypatch.setattr(_bounded, "JOB_BYTES", max(len(ln) for ln in data.splitlines()) + 1)
     assert len(data) > 2 * _bounded.JOB_BYTES  # the correction lies past the first window
-    root = Store.open(project).primary.root
-    sessions.append(root, "s-long", "prompt", turn=1, prompt=plain_prompt(task), served=[])
     end = {"session_id": "s-long", "transcript_path": str(path), "reason": "exit", "cwd": ""}
     learning.session_end(_job(Store.open(project), end))
-    (episode,) = [json.loads(p.read_text()) for p in store.primary.episodes.glob("*.json")]
-    assert episode["outcome"] in ("success", "partial", "failure")
-    taught = [f for f in session.first.missing if not world.facts[f].known]
-    lessons = [p.read_text() for p in project.glob(".rose*/nodes/*/*.md")]
-    lessons += [p.read_text() for p in (project.parent / "home" / ".rose").glob("nodes/*/*.md")]
-    assert lessons and any(set(world.facts_in(text)) & set(taught) for text in lessons)
+    _judged_and_taught(store, project, world, session)
     assert read_events(store.primary.events, kind="transcript-cut") == []
 
 
