@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rose.errors import WriteFailed
-from rose.redact import redact, redact_file, redact_obj
+from rose.redact import redact, redact_obj
+from rose.redact_files import redact_file
 
 #: For tests: `ROSE_WRITE_FAULT=ENOSPC` (or `EROFS`, `EACCES`) fails every write made here
 #: with that error, as a full or read-only disk would.

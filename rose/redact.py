@@ -8,7 +8,7 @@ Redaction never changes a file's syntax. Event lines are redacted as JSON text a
 valid JSON (a placeholder holds no quote or backslash, and no pattern replaces one); a JSON
 string holding an escape is also redacted decoded and encoded again, since a token right
 after `\\n` follows a letter there.
-YAML is redacted value by value (`redact_file`): parsed, every string redacted, dumped,
+YAML is redacted value by value (`rose.redact_files`): parsed, every string redacted, dumped,
 so `model: sk-...` becomes `model: '[REDACTED:openai-key]'`, still a string.
 
 Standard library only at import, each pattern compiled once, on its first use: this sits
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # typing costs milliseconds to import; the hook cannot spare 
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["redact", "redact_file", "redact_obj"]
+__all__ = ["redact", "redact_obj"]
 
 
 class _Lazy:
@@ -397,53 +397,6 @@ def redact_obj(obj: Any) -> Any:
     if isinstance(obj, int) and not isinstance(obj, bool) and _is_card(str(obj)):
         return _mark("card")
     return obj
-
-
-def redact_file(name: str, text: str) -> str:
-    """`text` redacted for the file called `name`, in a way that keeps that file's syntax.
-
-    YAML (`.yaml`, `.yml`, and a Markdown file's front matter) is redacted value by value:
-    text-level redaction could turn a scalar into a flow list (`[REDACTED:...]`) or miss a
-    secret the dumper folded onto the next line. Text that redaction leaves alone is
-    returned as it was, byte for byte; text that does not parse is redacted as text.
-    """
-    if name.endswith((".yaml", ".yml")):
-        return _redact_yaml(text, mapping=False) or ""
-    if name.endswith(".md") and text.startswith("---\n"):
-        return _redact_front_matter(text)
-    return redact(text)
-
-
-def _redact_front_matter(text: str) -> str:
-    end = text.find("\n---\n", 3)
-    if end < 0 and not text.endswith("\n---"):
-        return redact(text)
-    end = len(text) - 4 if end < 0 else end
-    front = _redact_yaml(text[4 : end + 1], mapping=True)
-    if front is None:
-        return redact(text)
-    fence = text[end + 1 : end + 5]  # the closing `---`, with its newline if it has one
-    return f"---\n{front}{fence}{redact(text[end + 5 :])}"
-
-
-def _redact_yaml(text: str, *, mapping: bool) -> str | None:
-    """YAML text with every string redacted, keys too; None if `mapping` asks for a mapping
-    and it is something else. Text that is not YAML at all is redacted as text."""
-    import yaml  # only writes of YAML files pay for it
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
-    except Exception:  # noqa: BLE001 - anything unparseable is plain text to us
-        return None if mapping else redact(text)
-    if mapping and not isinstance(data, dict):
-        return None
-    clean = redact_obj(data)
-    if clean == data and redact(text) == text:  # nothing to hide, comments included
-        return text
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    out: str = yaml.dump(clean, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100)
-    return out
 
 
 def _by_keyword(

@@ -37,6 +37,7 @@ SHARED = {
     "rose.models",
     "rose.prompt_files",
     "rose.redact",
+    "rose.redact_files",
     "rose.secret_formats",
     "rose.tokens",
     "rose.tomlfile",

@@ -23,7 +23,7 @@ from rose.atomic import append_line, write_json, write_text
 from rose.cli import app
 from rose.errors import ConfigError
 from rose.models import Node
-from rose.redact import redact_file
+from rose.redact_files import redact_file
 from rose.store.nodefile import dump_node, parse_node
 
 OPENAI_PROJ = "sk-" + "proj-" + "Ab1_Cd2-" * 8
