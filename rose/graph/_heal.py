@@ -11,9 +11,9 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from rose.errors import GraphDamaged
+from rose.graph._notes import dead_notes
 from rose.graph.engine import (
     buffer_pool_bytes,
-    dead_notes,
     engine_module,
     file_identity,
     holder_file,

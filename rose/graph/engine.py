@@ -244,7 +244,7 @@ def _others_there(path: Path) -> bool:
     writer's open replays the log, which a reader meanwhile sees as recovery pending)."""
     if live_holder(path) is not None:
         return True
-    prefix = _opening_prefix(path)
+    prefix = opening_prefix(path)
     with suppress(OSError):
         for entry in os.scandir(path.parent):
             tail = entry.name[len(prefix) :]
@@ -425,7 +425,7 @@ def open_graph(
         pause = min(pause * 2, 0.1)
     mod, db = own
     for note, _, _ in dead_notes(path):
-        if note.name.startswith(_opening_prefix(path)):  # it opens: that one was killed
+        if note.name.startswith(opening_prefix(path)):  # it opens: that one was killed
             note.unlink(missing_ok=True)
     if not read_only:
         claim_holder(path)
@@ -540,13 +540,13 @@ def open_database(
 # the files; opening it again could crash again), without reopening it to check.
 
 
-def _opening_prefix(path: Path) -> str:
+def opening_prefix(path: Path) -> str:
     return path.name + ".opening-"
 
 
 @contextmanager
 def _opening(path: Path) -> Iterator[None]:
-    note = path.with_name(f"{_opening_prefix(path)}{os.getpid()}")
+    note = path.with_name(f"{opening_prefix(path)}{os.getpid()}")
     try:
         note.touch()
         made = True
@@ -559,49 +559,11 @@ def _opening(path: Path) -> Iterator[None]:
             note.unlink(missing_ok=True)
 
 
-def serving_note(path: Path, pid: int) -> Path:
-    """The note a graph server leaves for the length of each session (`rose.graph.server`)."""
-    return path.with_name(f"{path.name}.serving-{pid}")
-
-
-def dead_notes(path: Path) -> list[tuple[Path, int, str]]:
-    """(note, pid, what it was doing) for each process that died holding or opening `path`.
-
-    A graph server that died between sessions held the database with nothing in hand (every
-    session's work committed or rolled back): its holder note is cleared, not counted."""
-    notes = {_opening_prefix(path): "died inside the engine's open",
-             serving_note(path, 0).name[:-1]: "(graph server) died serving a session"}  # fmt: skip
-    found = []
-    with suppress(OSError):
-        for entry in os.scandir(path.parent):
-            for prefix, doing in notes.items():
-                tail = entry.name[len(prefix) :]
-                if entry.name.startswith(prefix) and tail.isdigit() and not _alive(int(tail)):
-                    found.append((Path(entry.path), int(tail), doing))
-    note = holder_file(path)
-    try:
-        info = json.loads(note.read_text(encoding="utf-8"))
-        pid = int(info["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return found
-    if pid != os.getpid() and not _alive(pid):
-        if info.get("serve") and not any(p == pid for _, p, _ in found):
-            note.unlink(missing_ok=True)
-        else:
-            found.append((note, pid, f"({info.get('cmd', '?')}) died with it open"))
-    return found
-
-
-def crash_note(path: Path) -> str | None:
-    """Why the database is taken for damaged after a process died with it, or None."""
-    dead = dead_notes(path)
-    if not dead:
-        return None
-    _, pid, doing = dead[0]
-    return f"process {pid} {doing}: a crash, or a kill"
-
-
-# Deleting a database and moving a damaged one aside live in `_heal`, named here for callers.
+# Deleting a database and moving a damaged one aside live in `_heal`, and what a process that
+# died with the database left behind in `_notes`: named here for callers.
 from rose.graph._heal import KEEP_DAMAGED as KEEP_DAMAGED  # noqa: E402
 from rose.graph._heal import remove_database as remove_database  # noqa: E402
 from rose.graph._heal import set_aside as set_aside  # noqa: E402
+from rose.graph._notes import crash_note as crash_note  # noqa: E402
+from rose.graph._notes import dead_notes as dead_notes  # noqa: E402
+from rose.graph._notes import serving_note as serving_note  # noqa: E402
