@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from rose.cli import app
 from rose.graph.readonly import WriteRefused, statements
+from tests._cli_store import cli_with
 
 KEY = "sk-ant-api03-" + "k" * 40
 
@@ -131,14 +130,7 @@ def test_a_refusal_names_the_statement_among_several():
 
 @pytest.fixture
 def run(project):
-    runner = CliRunner()
-
-    def invoke(*args: str, input: str | None = None):
-        return runner.invoke(app, list(args), input=input)
-
-    assert invoke("init").exit_code == 0
-    assert invoke("add", f"Deploy with key {KEY} only from CI.").exit_code == 0
-    return invoke
+    return cli_with(f"Deploy with key {KEY} only from CI.")
 
 
 @pytest.mark.graph

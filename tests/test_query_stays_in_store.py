@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from rose.cli import app
+from tests._cli_store import cli_with
 
 #: An AWS key id the redactor knows, and lines of a credentials file no output may show.
 AWS_KEY = "AKIAQ7ZP3XK2M4N8R6TW"
@@ -19,14 +18,7 @@ FILE_LINES = ("[default]", "aws_secret_access_key = canary-7f3e9b1d", "region = 
 
 @pytest.fixture
 def run(project):
-    runner = CliRunner()
-
-    def invoke(*args: str, input: str | None = None):
-        return runner.invoke(app, list(args), input=input)
-
-    assert invoke("init").exit_code == 0
-    assert invoke("add", "Run the migrations before the deploy.").exit_code == 0
-    return invoke
+    return cli_with("Run the migrations before the deploy.")
 
 
 @pytest.fixture
