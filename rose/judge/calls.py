@@ -35,6 +35,7 @@ import jinja2
 from pydantic import BaseModel, ValidationError
 
 from rose.errors import AnswerInvalid, RoseError
+from rose.frame import closed
 from rose.judge import models as m
 from rose.judge.cache import JudgeCache, cache_key, canonical, digest
 from rose.model.base import Backend, BackendAnswer, Usage
@@ -204,9 +205,11 @@ def template_source(name: str) -> str:
 
 @cache
 def _environment() -> jinja2.Environment:
+    """Every inserted value is `closed`: a lesson cannot end the frame it is shown in."""
     return jinja2.Environment(
         undefined=jinja2.StrictUndefined,
         autoescape=False,
+        finalize=closed,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,

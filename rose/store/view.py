@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rose import tokens
 from rose.atomic import uncached, write_json
 from rose.errors import WriteFailed
+from rose.frame import closed
 from rose.graph.engine import Graph
 from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
@@ -24,9 +25,10 @@ from rose.store import scan, shortid
 if TYPE_CHECKING:
     from rose.store.facade import Store
 
-# 11: stamps by folder (10: files; 9: head_pull; 8: sources; 7: patch ids; 6: short ids; 5: exact
-# totals). A view without `kept_scan` is checked by listing every folder; the next write adds it.
-FORMAT = 11
+# 12: closed frames (11: stamps by folder; 10: files; 9: head_pull; 8: sources; 7: patch ids;
+# 6: short ids; 5: exact totals). A view without `kept_scan` is checked by listing every folder;
+# the next write adds it.
+FORMAT = 12
 
 
 @cache
@@ -36,6 +38,7 @@ def _template(name: str):
     env = jinja2.Environment(
         undefined=jinja2.StrictUndefined,
         autoescape=False,
+        finalize=closed,  # a lesson cannot end the frame it is shown in
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
