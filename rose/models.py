@@ -14,9 +14,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-Status = Literal["active", "superseded", "demoted", "disputed", "archived"]
+#: `quarantined`: it carries instructions from outside content (by the reflector's account,
+#: or copied from it) and waits for the user (`rose review`): stored, never served.
+Status = Literal["active", "superseded", "demoted", "disputed", "archived", "quarantined"]
 Origin = Literal["reflection", "compression", "merge", "manual"]
 Scope = Literal["project", "global"]
+#: Where a lesson's content came from: the user's own words, the repository and the agent's
+#: own work in it (files, commands, test output), or outside it (fetched pages, documents
+#: and tool results from elsewhere, other servers' MCP tools); "" when it was not recorded
+#: (lessons written before it was). A lesson derived from others takes the farthest of theirs.
+Provenance = Literal["user", "repository", "outside", ""]
+PROVENANCES: tuple[str, ...] = ("user", "repository", "outside")
 Outcome = Literal["success", "failure", "partial", "unknown"]
 #: Why a served lesson went unused: recall over-served it, the agent knew it anyway, or it
 #: bore on the work and was ignored (a salience failure).
@@ -167,6 +175,15 @@ class Stats(_Model):
         return self.successes / judged if judged else None
 
 
+def farthest(provenances: list[str]) -> str:
+    """The provenance of text drawn from all of `provenances`: outside over the repository over
+    the user's words; "" when none was recorded."""
+    for p in ("outside", "repository", "user"):
+        if p in provenances:
+            return p
+    return ""
+
+
 def _check_ids(values: list[str], what: str) -> list[str]:
     for v in values:
         if not _ID_RE.match(v):
@@ -197,6 +214,11 @@ class Node(_Model):
     level: int = Field(0, ge=0)
     status: Status = "active"
     origin: Origin = "manual"
+    provenance: Provenance = ""
+    held: str = Field("", description="why it waits for the user's review (`quarantined`)")
+    accepted: bool = Field(
+        False, description="the user accepted it from review: outside content may go global"
+    )
     conflict: str = ""
     disputes: list[str] = Field(default_factory=list)
     derived_from: list[str] = Field(default_factory=list)

@@ -237,7 +237,8 @@ def _update(
 
 #: The columns an update writes (`lessons_update`), and those of them a body edit moves.
 _UPDATED = ("scope", "family", "title", "gist", "provisional", "level", "status", "origin",
-            "conflict", "tokens", "gist_tokens", "derived_ids", "parent_ids", "dispute_ids",
+            "provenance", "held", "accepted", "conflict", "tokens", "gist_tokens", "derived_ids",
+            "parent_ids", "dispute_ids",
             "preserve", "patches", "patch_ids", "created", "updated", "path")  # fmt: skip
 _REBODY = ("tokens", "gist_tokens", "updated")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rose.judge.models import ReconcileAnswer
-from rose.models import Node, slug
+from rose.models import Node, farthest, slug
 from rose.store.facade import Store
 
 
@@ -52,7 +52,7 @@ def apply(
     if relation == "duplicate":
         return _written(store, retired, scope, kept=None) if retired else Applied(None)
     if relation == "refines":
-        return _refined(store, target, answer.detail.strip(), retired, scope)
+        return _refined(store, target, answer.detail.strip(), retired, scope, lesson.provenance)
     lesson.family = target.family
     if relation == "contradicts":
         question = answer.question.strip()
@@ -66,7 +66,9 @@ def apply(
     return _written(store, [lesson], scope, kept=lesson)
 
 
-def _refined(store: Store, target: Node, detail: str, retired: list[Node], scope: str) -> Applied:
+def _refined(
+    store: Store, target: Node, detail: str, retired: list[Node], scope: str, provenance: str
+) -> Applied:
     """The detail folded into the target's body, and a patch on every lesson above it."""
     if detail not in target.body:
         target.body = f"{target.body.rstrip()}\n\n{detail}"
@@ -74,6 +76,8 @@ def _refined(store: Store, target: Node, detail: str, retired: list[Node], scope
     for node in above:
         if detail not in node.patches:
             node.patches = [*node.patches, detail]
+    for node in (target, *above):  # what it says now comes from where the detail came from too
+        node.provenance = farthest([node.provenance, provenance])  # type: ignore[assignment]
     done = _written(store, [target, *above, *retired], scope, kept=None)
     done.patched = [n.id for n in above]
     return done

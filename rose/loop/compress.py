@@ -179,6 +179,8 @@ def _attempt(
         body=answer.body,
         level=node.level + 1,
         origin="compression",
+        provenance=node.provenance,
+        accepted=node.accepted,
         derived_from=[node.id],
         dropped=[Claim(claim=c.claim, kind=c.kind, holder=node.id) for c in answer.dropped],
         preserve=list(node.preserve),

@@ -49,7 +49,7 @@ from rose.events import read_events
 from rose.judge import models as m
 from rose.loop import _groups, _lock, _replay, _sample, demote
 from rose.loop.compress import UNDER_REPORTED
-from rose.models import Claim, Node
+from rose.models import Claim, Node, farthest
 from rose.store.facade import Store
 
 Result = Literal["accepted", "rejected", "failed", "dry-run"]
@@ -247,6 +247,8 @@ def _attempt(
         body=answer.body,
         level=max(c.level for c in children) + 1,
         origin="merge",
+        provenance=farthest([c.provenance for c in children]),
+        accepted=_accepted(children),
         derived_from=list(due.members),
         dropped=[
             Claim(claim=d.claim, kind=d.kind, holder=d.holder.strip()) for d in answer.dropped
@@ -379,3 +381,9 @@ def merge_job(job: Any) -> None:
 
     store = job.store()
     merge_due(store, judge=for_store(store))  # each attempt is a `merge` event
+
+
+def _accepted(children: list[Node]) -> bool:
+    """A parent drawn from outside content is accepted when every outside child was."""
+    outside = [c for c in children if c.provenance == "outside"]
+    return bool(outside) and all(c.accepted for c in outside)

@@ -4,5 +4,6 @@
 MATCH (l:Lesson {id: $id})
 RETURN l.id AS id, l.status AS status, l.tokens AS lesson_tokens, l.derived_ids AS derived_ids, l.parent_ids AS parent_ids,
        l.dispute_ids AS dispute_ids, l.patch_ids AS patch_ids, l.scope AS scope, l.family AS family, l.title AS title,
-       l.gist AS gist, l.provisional AS provisional, l.level AS level, l.origin AS origin, l.conflict AS conflict,
+       l.gist AS gist, l.provisional AS provisional, l.level AS level, l.origin AS origin, l.provenance AS provenance,
+       l.held AS held, l.accepted AS accepted, l.conflict AS conflict,
        l.gist_tokens AS gist_tokens, l.preserve AS preserve, l.patches AS patches, l.created AS created, l.path AS path;

@@ -28,6 +28,9 @@ _ORDER = (
     "level",
     "status",
     "origin",
+    "provenance",
+    "held",
+    "accepted",
     "conflict",
     "disputes",
     "derived_from",
@@ -38,6 +41,7 @@ _ORDER = (
     "created",
     "updated",
 )
+_WHEN_SET = ("provisional", "provenance", "held", "accepted")
 # What was observed of a lesson is folded from episodes by the graph, never kept in its file.
 # Older files carried these; they are read past (and gone at the next write).
 OBSERVED = ("stats", "covers_tasks", "load_bearing")
@@ -54,8 +58,8 @@ def pydantic_reason(exc: ValidationError) -> str:
 
 def dump_node(node: Node) -> str:
     data = node.model_dump(mode="json", exclude={"body", "scope"})
-    # `provisional` only appears when something was derived, so a written lesson stays clean.
-    front = {k: data[k] for k in _ORDER if k != "provisional" or data[k]}
+    # These only appear when set, so a written lesson stays clean.
+    front = {k: data[k] for k in _ORDER if k not in _WHEN_SET or data[k]}
     text = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     body = node.body.rstrip("\n")
     return f"{_FENCE}\n{text}{_FENCE}\n{body}\n" if body else f"{_FENCE}\n{text}{_FENCE}\n"
