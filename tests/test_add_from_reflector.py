@@ -29,7 +29,7 @@ def test_a_reflectors_lesson_is_noted_in_its_session(store: Store):
     sessions.append(root, "s1", "prompt", turn=2, prompt="fix it", served=[])
     sessions.append(root, "s1", "nudge", mode="block", why="3 turns", start=0, end=10)
     assert occasion.empty_streak(sessions.read(root, "s1")) == 1
-    flags = ("--no-reconcile", "--session", "s1", "--source", "reflector")
+    flags = ("--no-reconcile", "--session", "s1", "--source", "reflector", "--from", "repository")
     res = _add("The api port is 8081.", *flags)
     assert res.exit_code == 0, res.output
     (minted,) = [e for e in sessions.read(root, "s1") if e["t"] == "minted"]

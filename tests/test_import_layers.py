@@ -32,6 +32,7 @@ SHARED = {
     "rose.detach",
     "rose.errors",
     "rose.events",
+    "rose.frame",
     "rose.jsonl",
     "rose.kept",
     "rose.models",

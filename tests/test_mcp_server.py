@@ -39,7 +39,7 @@ def _hold(store: Store) -> subprocess.Popen:
     return proc
 
 
-TOOLS = {"recall", "show", "lessons", "used"}
+TOOLS = {"recall", "show", "lessons", "used", "add"}
 DEPLOY = "Deploys use Argo Rollouts; a stuck rollout is promoted by hand with kubectl."
 
 
@@ -86,6 +86,7 @@ def test_initialize_names_the_server_and_its_tools(lineage):
         "load_bearing",
         "session",
     }
+    assert tools["add"]["inputSchema"]["required"] == ["text", "provenance"]
     assert tools["recall"]["annotations"]["readOnlyHint"] is True
     assert tools["used"]["annotations"]["readOnlyHint"] is False
 

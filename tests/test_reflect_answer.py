@@ -25,6 +25,8 @@ A = Node(
     gist="Which port",
     body="The api listens on 8081. Restart it after edits.",
 )
+#: Every lesson a reflection writes says where its content came from.
+_FROM = {"provenance": "repository", "outside_instructions": False}
 B = Node(id="n_bbbb2222", title="Logs", gist="Where logs go", body="Logs go to /var/log/app.")
 
 
@@ -65,7 +67,13 @@ def test_verdicts_and_spans_are_kept_only_where_they_hold():
 
 
 def test_a_found_lesson_becomes_a_level_zero_reflection_node():
-    lesson = {"title": "Use 8081", "gist": "The api port", "family": "api", "body": "It is 8081."}
+    lesson = {
+        "title": "Use 8081",
+        "gist": "The api port",
+        "family": "api",
+        "body": "It is 8081.",
+        **_FROM,
+    }
     judge, _ = _judge({"found": True, "reason": "user said", "new_lessons": [lesson]})
     answer, _ = reflect.reflect(judge, prompt="p", digest="User: it is 8081", served=[])
     (node,) = reflect.minted_nodes(answer)
@@ -80,8 +88,20 @@ def test_a_found_lesson_becomes_a_level_zero_reflection_node():
 def test_each_lesson_found_becomes_a_node_of_its_own():
     """One reflection on work that taught two subjects mints two lessons, each with its own
     id (from the work and its own text); one written twice is minted once."""
-    port = {"title": "Api port", "gist": "The api port", "family": "api", "body": "It is 8081."}
-    logs = {"title": "Log path", "gist": "Where logs go", "family": "logs", "body": "/var/log."}
+    port = {
+        "title": "Api port",
+        "gist": "The api port",
+        "family": "api",
+        "body": "It is 8081.",
+        **_FROM,
+    }
+    logs = {
+        "title": "Log path",
+        "gist": "Where logs go",
+        "family": "logs",
+        "body": "/var/log.",
+        **_FROM,
+    }
     found = {"found": True, "reason": "user said", "new_lessons": [port, logs, port]}
     judge, _ = _judge(found)
     answer, _ = reflect.reflect(judge, prompt="p", digest="User: 8081, /var/log", served=[])
@@ -97,7 +117,7 @@ def test_a_failed_call_is_reported_not_raised():
     judge, _ = _judge({"found": True, "reason": "x", "new_lessons": []})  # found, none written
     answer, found = reflect.reflect(judge, prompt="p", digest="Agent: x", served=[A])
     assert answer is None and found.error.startswith("AnswerInvalid")
-    lesson = {"title": "t", "gist": "g", "family": "api", "body": "b"}
+    lesson = {"title": "t", "gist": "g", "family": "api", "body": "b", **_FROM}
     judge, _ = _judge({"found": False, "reason": "x", "new_lessons": [lesson]})  # and the reverse
     answer, found = reflect.reflect(judge, prompt="p", digest="Agent: x", served=[A])
     assert answer is None and found.error.startswith("AnswerInvalid")

@@ -43,6 +43,15 @@ def add(
         "--source",
         help="Who is teaching it: user, or reflector (an agent reflecting on its session).",
     ),
+    provenance: str = typer.Option(
+        None,
+        "--from",
+        help="Where its content came from: user (your own words; the default), repository "
+        "(this repository and the work in it) or outside (a fetched page, a document or tool "
+        "result from elsewhere: kept in this project's store until you `rose accept` it). "
+        "Required with --source reflector.",
+        show_default=False,
+    ),
     session: str = typer.Option(
         None,
         "--session",
@@ -58,21 +67,33 @@ def add(
     refines (or kept as a lesson of its own when it brings a subject that lesson's title
     and gist do not name), a contradiction keeps both and asks you (`rose conflicts`). When
     the model is unavailable the lesson is stored as it is, and a job reconciles it later. A
-    store is created where the lesson belongs if there is none yet.
+    store is created where the lesson belongs if there is none yet. A reflector's lesson
+    that repeats outside content its session read waits for your review (`rose review`).
     """
-    from rose.host.capture import capture, note_minted, session_root
-    from rose.store.facade import Store
+    from rose.host.capture import add as teach
 
     if scope not in (None, "project", "global"):
         raise typer.BadParameter("must be project or global", param_hint="--scope")
     if source not in ("user", "reflector"):
         raise typer.BadParameter("must be user or reflector", param_hint="--source")
+    if provenance not in (None, "user", "repository", "outside"):
+        raise typer.BadParameter("must be user, repository or outside", param_hint="--from")
+    if source == "reflector" and provenance is None:
+        raise typer.BadParameter(
+            "say where a reflector's lesson came from: user, repository or outside",
+            param_hint="--from",
+        )
     text = sys.stdin.read() if body == "-" else body
-    lesson = Store.draft(text, title=title, family=family)
-    log = session_root(session) if session is not None else None  # refused before storing
-    done = capture(None, None, lesson, source=source, scope=scope, reconcile=not no_reconcile)
-    if session is not None:
-        note_minted(done, session, source=source, root=log)
+    done = teach(
+        text,
+        title=title,
+        family=family,
+        scope=scope,
+        reconcile=not no_reconcile,
+        source=source,
+        provenance=provenance or "",
+        session=session,
+    )
     later = _LATER.get(done.job, "") if done.relation == "unreconciled" else ""
     typer.echo(done.line() + later)
     why = done.store.too_big(done.lesson) if done.lesson is not None else ""

@@ -63,6 +63,12 @@ def _format(s: dict) -> str:
     lines += _counterfactual_lines(s.get("counterfactual") or {})
     if s["levels"]:
         lines.append("levels     " + "  ".join(f"L{k}: {v}" for k, v in s["levels"].items()))
+    held, outside = s["review"]["held"], s["review"]["outside"]
+    if held or outside:
+        lines.append(
+            f"review     {held} held from recall, {outside} from outside kept to this project "
+            "(`rose review`)"
+        )
     if s["conflicts"]:
         lines.append(f"conflicts  {s['conflicts']} unresolved (`rose conflicts` lists them)")
     lines += _captured_lines(s["captured"])

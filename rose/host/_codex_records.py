@@ -75,7 +75,7 @@ def _texts(content: Any) -> str:
     )
 
 
-def _args(raw: Any) -> Any:
+def call_args(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
             return json.loads(raw)
@@ -189,7 +189,7 @@ class Reader:
             name, text = "web_search", summary(action)
         else:
             name = str(p.get("name") or kind)
-            text = _input(_args(p.get("arguments", p.get("input"))))
+            text = _input(call_args(p.get("arguments", p.get("input"))))
         call_id = str(p.get("call_id") or p.get("id") or "")
         self._add(Step("tool", text, line, name=name), "", call_id)
 

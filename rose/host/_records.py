@@ -81,7 +81,7 @@ def summary(args: Any) -> str:
     for key in _SAYS:
         value = args.get(key)
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            value = _argv(value)
+            value = shell_line(value)
         if isinstance(value, str) and value.strip():
             return cut(fold(value))
     if isinstance(args.get("todos"), list):
@@ -90,7 +90,7 @@ def summary(args: Any) -> str:
     return cut(fold(text)) if text else cut(fold(json.dumps(args, ensure_ascii=False)))
 
 
-def _argv(argv: list[str]) -> str:
+def shell_line(argv: list[str]) -> str:
     """A command vector as the shell line it runs (`bash -lc "x"` is just `x`)."""
     if len(argv) == 3 and argv[1] in ("-c", "-lc") and argv[0].rsplit("/", 1)[-1] in _SHELLS:
         return argv[2]

@@ -11,6 +11,7 @@ still wait queues it and starts a runner: the judge answers again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,38 @@ def capture(
     )
     done.job = queue_reconcile(done)
     return done
+
+
+#: Why a lesson the copy tripwire caught waits for the user; the copied words follow.
+COPIED = "it repeats outside content word for word"
+
+
+def screen(
+    lessons: Sequence[Node], transcript: str, *, end: int | None = None, cwd: str = ""
+) -> int:
+    """The copy tripwire: hold for review (`rose.loop.reflect.hold`) every one of `lessons` that
+    repeats verbatim a line, or a run of 8 words, of the outside content `transcript` holds up
+    to byte `end` (fetched pages, other servers' MCP tools, files beyond `cwd`: from the start
+    of the session, as a page read early may be relayed late). It can only hold, never clear:
+    a transcript that cannot be read holds nothing (the reflection reading it fails on its
+    own). Returns how many it held."""
+    from rose.errors import RoseError
+    from rose.host.outside import Outside, outside_texts
+    from rose.loop.reflect import hold
+
+    if not (transcript and lessons):
+        return 0
+    try:
+        outside = Outside.from_texts(outside_texts(transcript, end=end, cwd=cwd))
+    except (RoseError, OSError):
+        return 0
+    held = 0
+    for node in lessons:
+        hit = outside.copied("\n".join((node.title, node.gist, node.body)))
+        if hit:
+            hold(node, f'{COPIED}: "{hit}"')
+            held += 1
+    return held
 
 
 def queue_reconcile(done: Consolidated) -> str:
@@ -67,6 +100,69 @@ def _key(done: Consolidated) -> str:
         if (rec.get("kind"), rec.get("state")) == ("reconcile", "queued") and rec.get("key"):
             return str(rec["key"])
     return f"reconcile:{done.pending[0]}"
+
+
+def add(
+    text: str,
+    *,
+    title: str | None = None,
+    family: str | None = None,
+    scope: str | None = None,
+    reconcile: bool = True,
+    source: str = "user",
+    provenance: str = "",
+    session: str | None = None,
+    start: Path | None = None,
+) -> Consolidated:
+    """Teach a lesson (`rose add`, the MCP `add` tool): consolidated, noted in `session`'s log.
+
+    `provenance` says where its content came from; the user's own words by default, and it
+    must be said when a reflector adds it (an agent that read outside content may pass it
+    on). A reflector's lesson for a session is checked against the outside content of that
+    session's transcript (`screen`): a copy waits for the user's review."""
+    from rose.errors import RoseError
+    from rose.models import PROVENANCES
+
+    if source == "reflector" and not provenance:
+        raise RoseError(
+            "a reflector must say where the lesson came from: --from user (the user's words), "
+            "repository (this repository and the work in it) or outside (a fetched page, a "
+            "document or tool result from elsewhere)"
+        )
+    provenance = provenance or "user"
+    if provenance not in PROVENANCES:
+        raise RoseError(f"--from {provenance!r} is not one of {', '.join(PROVENANCES)}")
+    lesson = Store.draft(text, title=title, family=family)
+    lesson.provenance = provenance  # type: ignore[assignment]
+    log = session_root(session, start) if session is not None else None  # refused first
+    if source == "reflector" and log is not None and session is not None:
+        screen([lesson], _transcript_of(log, session), cwd=str(start or Path.cwd()))
+    done = capture(None, None, lesson, source=source, scope=scope, reconcile=reconcile, start=start)
+    if session is not None:
+        note_minted(done, session, source=source, root=log)
+    return done
+
+
+def settle_accepted(store: Store) -> str:
+    """Reconcile what waits now (a lesson just accepted from review), else queue the job:
+    a few words saying which."""
+    from rose.loop.consolidate import OUTAGES, pending, reconcile_pending
+
+    try:
+        done = reconcile_pending(store)
+    except OUTAGES as exc:
+        waiting = Consolidated(store, "unreconciled", None, why=str(exc), pending=pending(store))
+        outcome = queue_reconcile(waiting)
+        return f"reconciled later ({outcome or 'nothing queued'}): the model is unavailable"
+    return "; ".join(d.line() for d in done) or "nothing left to reconcile"
+
+
+def _transcript_of(root: Path, session_id: str) -> str:
+    """The transcript the session's hooks recorded (its SessionStart payload), or ""."""
+    from rose.loop.pack import load_session, session_path
+
+    rec = load_session(session_path(str(root), session_id), session_id)
+    return str(rec.get("transcript_path") or "")
 
 
 def session_root(session_id: str, start: Path | None = None) -> Path:

@@ -331,6 +331,7 @@ def reflect_on(
     made if it has none. `turn` is the unit of work the reflection was started in (None:
     the latest): its prompt and served lessons are what the reflector is shown, and its
     episode is where the verdicts go."""
+    from rose.host.capture import screen
     from rose.host.digest import build
     from rose.judge.calls import for_store
 
@@ -358,6 +359,7 @@ def reflect_on(
     )
     stretch = f"{session_id}:{turn}:{start}"
     nodes = reflection.minted_nodes(answer, where=stretch) if answer is not None else []
+    screen(nodes, transcript, end=end, cwd=cwd)  # a copy of outside content waits for the user
     failed, missed = _captured(
         store, judge, nodes, found, source=source, cwd=cwd, session=session_id, turn=turn
     )

@@ -26,8 +26,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from rose.host import _bounded
-from rose.host._codex_records import _args
-from rose.host._records import _argv, cut
+from rose.host._codex_records import call_args
+from rose.host._records import cut, shell_line
 from rose.host.mcp_wiring import NAME as ROSE_SERVER
 
 TYPE_CHECKING = False
@@ -71,7 +71,7 @@ def _text(value: Any) -> str:
 
 def _names_url(command: Any) -> bool:
     if isinstance(command, list) and all(isinstance(c, str) for c in command):
-        command = _argv(command)
+        command = shell_line(command)
     return isinstance(command, str) and bool(_URL.search(command))
 
 
@@ -192,7 +192,7 @@ def _codex_outside(p: dict[str, Any]) -> bool:
         return server != ROSE_SERVER
     if name not in _CODEX_SHELLS:
         return False
-    args = _args(p.get("arguments", p.get("input")))
+    args = call_args(p.get("arguments", p.get("input")))
     if isinstance(args, dict):
         return _names_url(args.get("command") or args.get("cmd"))
     return _names_url(args)

@@ -33,6 +33,7 @@ def status(store: Store) -> dict[str, Any]:
         used_of_served = precision(g)
         apexes = g.q("apexes", scope="")
         conflicts = g.q("conflicts")
+        waiting = g.q("lessons_waiting")
         unreconciled = len(g.q("unreconciled"))
         problems = [{"path": p.path, "reason": p.reason} for p in health.problems(store, g)]
         problems += never_served(g, store.config.recall.max_pack_tokens)
@@ -73,6 +74,10 @@ def status(store: Store) -> dict[str, Any]:
             for a in apexes
         ],
         "conflicts": len(conflicts),
+        "review": {
+            "held": sum(r["status"] == "quarantined" for r in waiting),
+            "outside": sum(r["status"] != "quarantined" for r in waiting),
+        },
         "captured": captured(store.primary.events, unreconciled=unreconciled),
         "compression": held_out_summary(store),
         "merges": merge_summary(store),

@@ -80,16 +80,8 @@ def render_text(dag: nx.DiGraph, *, verbose: bool = False, recent: bool = False)
             return
         seen.add(n)
         lines.append(f"{pad}L{a['level']} {n}  {a['title']}  ({a['tokens']} tok){mark}{when}")
-        if verbose and a["gist"]:
-            lines.append(f"{pad}    gist: {a['gist']}")
-        marks = a.get("provisional") or ()
-        derived = ", ".join(f for f in marks if f in ("title", "gist"))
-        if verbose and derived:
-            lines.append(f"{pad}    provisional: {derived} (first sentence, not yet written)")
-        if verbose and "scope" in marks:
-            lines.append(f"{pad}    scope not judged yet: filed where it was added; a job asks")
-        if verbose and "reconcile" in marks:
-            lines.append(f"{pad}    not reconciled yet: the model was unavailable; a job does it")
+        if verbose:
+            lines.extend(_details(a, pad + "    "))
         lines.extend(_manifest(a, pad + "    ", verbose))
         for child in sorted(dag.successors(n), key=lambda c: (-dag.nodes[c]["level"], c)):
             walk(child, depth + 1)
@@ -103,6 +95,39 @@ def render_text(dag: nx.DiGraph, *, verbose: bool = False, recent: bool = False)
     for n in sorted(set(dag) - seen):  # only reachable when the links form a cycle
         walk(n, 1)
     return "\n".join(lines)
+
+
+def _details(a: dict, pad: str) -> list[str]:
+    """What `-v` adds under a lesson: its gist, where it came from, what is not final yet."""
+    out = [f"{pad}gist: {a['gist']}"] if a["gist"] else []
+    out.append(f"{pad}from: {_provenance(a)}")
+    if a.get("held"):
+        out.append(f"{pad}held for review: {a['held']}")
+    marks = a.get("provisional") or ()
+    derived = ", ".join(f for f in marks if f in ("title", "gist"))
+    if derived:
+        out.append(f"{pad}provisional: {derived} (first sentence, not yet written)")
+    if "scope" in marks:
+        out.append(f"{pad}scope not judged yet: filed where it was added; a job asks")
+    if "reconcile" in marks:
+        out.append(f"{pad}not reconciled yet: the model was unavailable; a job does it")
+    return out
+
+
+_FROM = {
+    "user": "the user's own words",
+    "repository": "the repository and the work in it",
+    "outside": "outside content",
+    "": "not recorded",
+}
+
+
+def _provenance(a: dict) -> str:
+    """Where a lesson's content came from, as `rose tree -v` says it."""
+    text = _FROM.get(a.get("provenance") or "", str(a.get("provenance")))
+    if a.get("provenance") == "outside":
+        text += " (accepted)" if a.get("accepted") else " (not accepted: kept to this project)"
+    return text
 
 
 def _manifest(a: dict, pad: str, verbose: bool) -> list[str]:

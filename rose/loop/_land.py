@@ -44,6 +44,11 @@ def project_name(store: Store | None, start: Path | None = None) -> str:
     return (root or (start or Path.cwd()).resolve()).name
 
 
+def has_project(store: Store | None, start: Path | None = None) -> bool:
+    """Whether a project lesson would land in a project store (one is found or can be made)."""
+    return (store is not None and store.project is not None) or repo_root(start) is not None
+
+
 def store_for(store: Store | None, scope: str, start: Path | None = None) -> tuple[Store, str]:
     """The store a lesson of `scope` lands in, and the scope it lands in there.
 

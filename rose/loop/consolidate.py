@@ -58,7 +58,9 @@ from rose.errors import MODEL_FAILURES, AnswerInvalid, GraphDamaged, LessonNotFo
 from rose.events import read_events
 from rose.judge.models import Lesson, ReconcileAnswer
 from rose.loop import _land, _related, _relations
+from rose.loop.review import WAITS
 from rose.models import Node, first_sentence
+from rose.store import notices
 from rose.store.facade import Store, redacted
 
 if TYPE_CHECKING:
@@ -68,6 +70,8 @@ if TYPE_CHECKING:
 Source = Literal["reflector", "session-end", "user"]
 SOURCES: tuple[str, ...] = ("reflector", "session-end", "user")
 RELATIONS: tuple[str, ...] = ("duplicate", "refines", "contradicts", "specialises", "orthogonal")
+#: Why a lesson from outside content with no repository to keep it in waits for the user.
+NO_PROJECT = "from outside content, with no repository to keep it in"
 #: The judge could not answer: the lesson is kept unreconciled, for `reconcile_job`.
 OUTAGES = (*MODEL_FAILURES, GraphDamaged)
 
@@ -112,6 +116,12 @@ class Consolidated:
         """One line saying what happened, for `rose add`."""
         if self.relation == "duplicate":
             return f"not added: it says nothing {self.target} does not already say"
+        if self.relation == "held" and self.lesson is not None:
+            held = self.lesson
+            return (
+                f"held for review: {held.id} · {held.title} — {held.held} "
+                f"(`rose review`; `rose accept {held.id}` to serve it)"
+            )
         if self.relation == "refines" and self.lesson is None:
             above = f"; patched {len(self.patched)} lesson(s) above it" if self.patched else ""
             return f"folded into {self.target}{above}"
@@ -148,6 +158,12 @@ def consolidate(
     lesson = redacted(lesson)  # before any of it reaches a model
     if store is None:
         store = _land.existing(start)
+    if lesson.provenance == "outside" and not lesson.accepted:
+        scope = "project"  # outside content is never filed globally before the user accepts it
+        if not _land.has_project(store, start):
+            lesson.status, lesson.held = "quarantined", NO_PROJECT
+    if lesson.status == "quarantined":  # never reconciled (folded into a served lesson)
+        return _keep(store, lesson, scope or "project", source, start, why="")
     if not reconcile:
         return _keep(store, lesson, scope or lesson.scope, source, start, why="")
     bare = judge is None and store is None  # no store yet: the scope call has no cache
@@ -227,8 +243,10 @@ def _reconcile_stored(store: Store, judge: Any, lesson_id: str) -> Consolidated 
 def _rescoped(store: Store, judge: Any, node: Node) -> Store:
     """Judge the scope of a lesson filed by default, moving it to the global store when it
     belongs there; returns the store to reconcile it in (`node.scope` says where it is)."""
-    wanted = _scope(judge, node, store, None)
     node.provisional = [p for p in node.provisional if p != "scope"]
+    if node.provenance == "outside" and not node.accepted:
+        return store  # outside content stays in the project store until the user accepts it
+    wanted = _scope(judge, node, store, None)
     if wanted != "global" or node.scope == "global":
         return store  # a project lesson filed globally had no project store: it stays
     landed, _ = _land.store_for(store, "global")
@@ -366,9 +384,12 @@ def _keep(
         if not scoped:  # the validator keeps one order: scope before reconcile
             lesson.provisional = [*lesson.provisional, "scope"]
     node = landed.keep(lesson, scope=scope)
+    held = node.status == "quarantined"
+    if held:  # the next prompt's status line says so, once
+        notices.keep(landed.primary.root, WAITS)
     done = Consolidated(
         store=landed,
-        relation="unreconciled" if why else "not reconciled",
+        relation="held" if held else "unreconciled" if why else "not reconciled",
         lesson=node,
         why=why,
         written=[node.id],

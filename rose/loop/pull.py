@@ -29,6 +29,7 @@ from typing import Any
 
 from rose.errors import RoseError
 from rose.events import append_event
+from rose.frame import closed
 from rose.store import sessions, shortid
 from rose.store.facade import Store
 
@@ -58,6 +59,8 @@ def recall_text(store: Store, query: str, *, deadline_s: float = 15.0) -> str:
 def show_text(store: Store, lesson_id: str) -> str:
     """One lesson in full, what compression dropped from it, and who still holds that."""
     node = store.get(lesson_id)
+    if node.status == "quarantined":
+        return f"lesson {node.id} waits for the user's review (`rose review`): it is not shown"
     manifest = store.read("delta_manifest", id=node.id)
     _pulled(store, "show", [node.id])
     around = sorted({*node.derived_from, *node.parents, *(r["holder"] for r in manifest)})
@@ -89,7 +92,7 @@ def show_text(store: Store, lesson_id: str) -> str:
         lines.append("`show` a holder to read the claim in its full context.")
     else:
         lines += ["", "nothing was dropped: this is the lesson in full"]
-    return "\n".join(lines)
+    return closed("\n".join(lines))
 
 
 def lessons_text(store: Store, family: str = "", *, limit: int = MAX_LISTED) -> str:
@@ -113,7 +116,7 @@ def lessons_text(store: Store, family: str = "", *, limit: int = MAX_LISTED) -> 
         lines.append(f"- {shown.get(a['id'], a['id'])} L{a['level']} [{a['family']}] {text}")
     if len(apexes) > limit:
         lines.append(f"... {len(apexes) - limit} more: give a family to list its own")
-    return "\n".join(lines)
+    return closed("\n".join(lines))
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,17 @@ from rose.judge.calls import Judge
 from rose.models import Node
 from rose.store import sessions
 
+#: Why a lesson waits for the user when the reflector says outside content instructs it.
+INSTRUCTED = "the reflector says it carries instructions from outside content"
+
+
+def hold(node: Node, why: str) -> None:
+    """Quarantine `node`: stored, never served, until the user accepts it (`rose review`).
+    What is held came from outside content, whatever else the answer said."""
+    node.provenance = "outside"
+    node.status = "quarantined"
+    node.held = node.held or why
+
 
 @dataclass
 class Reflection:
@@ -132,7 +143,10 @@ def minted_nodes(answer: m.ReflectAnswer, *, where: str = "") -> list[Node]:
             family=lesson.family,
             body=lesson.body,
             origin="reflection",
+            provenance=lesson.provenance,
         )
+        if lesson.outside_instructions:
+            hold(node, INSTRUCTED)
         out.setdefault(" ".join(lesson.body.split()), node)
     return list(out.values())
 

@@ -138,6 +138,8 @@ def reflect(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     taught = [f for line in digest.splitlines() if STEER in line or FOUND in line
               for f in world.facts_in(line)]  # fmt: skip
     taught = list(dict.fromkeys(taught))
+    # the user's words when the user supplied every fact of it, else what the agent found
+    told = {f for line in digest.splitlines() if STEER in line for f in world.facts_in(line)}
     uses, spans = _reflected_uses(world, prompt, digest, d)
     standing = _standing(digest, d)
     rules = _rules(world, _opening(prompt), taught, _unused_topics(world, prompt, uses), d)
@@ -163,7 +165,15 @@ def reflect(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
         "reason": f"{len(taught)} fact(s) the agent lacked, supplied by the user or found, "
         f"about {', '.join(by_topic)}",
         "new_lessons": [
-            {"title": x.title, "gist": x.gist, "family": x.family, "body": x.body} for x in drafts
+            {
+                "title": x.title,
+                "gist": x.gist,
+                "family": x.family,
+                "body": x.body,
+                "provenance": "user" if set(facts) <= told else "repository",
+                "outside_instructions": False,
+            }
+            for x, facts in zip(drafts, by_topic.values(), strict=True)
         ],
         "lessons": uses,
         "load_bearing": spans,
