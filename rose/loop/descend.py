@@ -10,8 +10,15 @@ below the served node, not a search of the graph:
 caused this failure, 0-1); `prior` is observed, the Laplace-smoothed rate at which restoring
 this claim into this lesson rescued the work ((rescues + 1) / (tries + 2), a try being an
 episode's expansion of it, a rescue a failure it turned or a success its patch was served
-on); `cost` is the claim's tokens over the dearest candidate's. Without a judge (any model
-failure) the first term is absent: what has worked, cheapest first.
+on); `cost` is the claim's tokens over the dearest candidate's. Without a judge (none
+given, or no model to ask: `BackendUnavailable`) the first term is absent: what has worked,
+cheapest first. A judge asked that fails to answer (a timeout, an unreadable answer, a
+failed call: `JUDGE_FAILURES`) decides nothing: that lesson gets no step of descent, and
+a ``descend-failed`` event says why. A ranking that names no claim is the model's verdict
+that none explains the failure: every claim scores 0, as one found not to bear (`BEARS`).
+A lesson the unit's attribution found irrelevant to the work (its ``causes``, from the
+``assess`` judge, in the session's log) is not descended from: no detail of it can explain
+a failure of work it did not bear on, so none of it is offered to `rank_repairs`.
 
 Strategies (`recall.strategy`) turn the ranking into attempts, escalating until the level-0
 nodes (never deleted) are served: `delta-patch` serves the lesson with the chosen claims
@@ -42,10 +49,10 @@ from pathlib import Path
 from typing import Any
 
 from rose import tokens
-from rose.errors import MODEL_FAILURES, LessonNotFound
+from rose.errors import MODEL_FAILURES, BackendUnavailable, LessonNotFound
 from rose.events import read_events
 from rose.models import Node, claim_id
-from rose.store import sessions
+from rose.store import absorb, sessions
 from rose.store.facade import Store
 
 STRATEGIES = ("delta-patch", "delta-jump", "stepwise")
@@ -57,6 +64,11 @@ LIKELY = 0.7
 #: tried, cheapest of what has worked first.
 BEARS = 0.25
 GAP = "knowledge-gap"
+#: What a judge asked can fail with: its judgement is missing, so descent does nothing for
+#: that lesson (never the judge-less ranking). `BackendUnavailable` is no model to ask.
+JUDGE_FAILURES = tuple(e for e in MODEL_FAILURES if e is not BackendUnavailable)
+#: The event of a descent that decided nothing because its judge failed.
+FAILED = "descend-failed"
 #: How much of a failure's words a `descend` or `knowledge-gap` event keeps.
 _EXCERPT = 300
 
@@ -130,10 +142,12 @@ def _below(store: Store, lesson_id: str) -> dict[str, dict]:
     return rows
 
 
-def _usefulness(judge: Any, prompt: str, failure: str, rows: list[dict]) -> dict[str, float]:
-    """The model's usefulness of each claim, or {} when no judge answered."""
-    if judge is None or not rows:
-        return {}
+def _usefulness(judge: Any, prompt: str, failure: str, rows: list[dict]) -> dict[str, float] | None:
+    """The model's usefulness of each claim it ranked ({} when it ranked none), or None when
+    there is no judge: none given, or no model to ask (`BackendUnavailable`). Any other
+    model failure (`JUDGE_FAILURES`) is raised: a failed judgement decides nothing."""
+    if judge is None:
+        return None
     from rose.judge.models import RankRepairsContext, RepairClaim
 
     context = RankRepairsContext(
@@ -143,8 +157,8 @@ def _usefulness(judge: Any, prompt: str, failure: str, rows: list[dict]) -> dict
     )
     try:
         answer = judge.ask("rank_repairs", context)
-    except MODEL_FAILURES:
-        return {}
+    except BackendUnavailable:
+        return None
     scores: dict[str, float] = {}
     for s in answer.ranking:
         scores[s.id] = min(scores.get(s.id, 1.0), s.usefulness)  # said twice: the lower
@@ -157,8 +171,9 @@ def rank(
     """The claims dropped below `lesson_id` that it neither carries as patches nor holds in
     its body (folded back by repair), best first.
 
-    `judge` is a `rose.judge.calls.Judge`, or None: then (as on any model failure) the
-    ranking is by prior and cost alone."""
+    `judge` is a `rose.judge.calls.Judge`, or None: then (as when it has no model to ask)
+    the ranking is by prior and cost alone. A judge that fails to answer raises its
+    failure (`JUDGE_FAILURES`): it is no ranking."""
     return _rank(store, judge, _below(store, lesson_id)[lesson_id], failure_text, prompt)
 
 
@@ -184,8 +199,9 @@ def _rank(store: Store, judge: Any, top: dict, failure_text: str, prompt: str) -
     out = []
     for r in rows:
         prior, tried, rescued = record[r["id"]]
-        # A claim the judge left out has no evidence of explaining the failure.
-        useful = judged.get(r["id"], 0.0) if judged else None
+        # A claim the judge left out (all of them, when it ranked none) has no evidence of
+        # explaining the failure.
+        useful = judged.get(r["id"], 0.0) if judged is not None else None
         cost = int(r["tokens"] or 0) / dearest
         score = w.w_prior * prior - w.w_cost * cost
         if useful is not None:
@@ -236,7 +252,8 @@ def plan(
     strategy: str | None = None,
     prompt: str = "",
 ) -> list[Attempt]:
-    """The attempts descent makes after `lesson_id` failed, in order, ending at level 0."""
+    """The attempts descent makes after `lesson_id` failed, in order, ending at level 0.
+    A judge that fails to answer raises its failure, as in `rank`."""
     strategy = strategy or store.config.recall.strategy
     if strategy not in STRATEGIES:
         raise ValueError(f"recall.strategy must be one of {', '.join(STRATEGIES)}")
@@ -315,6 +332,26 @@ def _ranked(store: Store, judge: Any, node: Node, failure: str, prompt: str, str
     return [] if strategy == "stepwise" else rank(store, judge, node.id, failure, prompt=prompt)
 
 
+def _irrelevant(store: Store, session_id: str, turn: int, used: Iterable[str] = ()) -> set[str]:
+    """The lessons the unit at `turn` was served that its attribution found irrelevant to
+    the work (the digest judges' ``causes`` in the session's log), less any said used."""
+    root = str(store.primary.root)
+    every = absorb.resolver(lambda: [r["id"] for r in store.read("lesson_id_list")])
+    for u in absorb.units(sessions.read(root, session_id), final=True, resolve=every):
+        if u.turn == turn:
+            _, unused = u.attribution()
+            out = {i for i, cause in u.causes.items() if cause == "irrelevant" and i in unused}
+            return out - set(used)
+    return set()
+
+
+def _failed(store: Store, event: dict[str, Any], exc: Exception) -> dict:
+    """Log that descent from a lesson decided nothing, its judge having failed; the entry."""
+    event = {**event, "error": f"{type(exc).__name__}: {exc}"[:_EXCERPT]}
+    store.log(FAILED, event)
+    return {"kind": FAILED, **event}
+
+
 def after_failure(
     store: Store,
     judge: Any,
@@ -328,7 +365,8 @@ def after_failure(
 ) -> list[dict]:
     """After a unit of work failed (seen at session end): descend from each compressed
     lesson it was served, and note a knowledge gap for each level-0 lesson it used.
-    Returns what was done (as logged).
+    Returns what was done (as logged). A lesson the unit's attribution found irrelevant is
+    passed over; one whose judge failed gets nothing (a ``descend-failed`` entry).
 
     A compressed lesson gets one more step of descent (`_pick`) as a trial patch for its
     next serving, and the unit's episode records the expansion. A lesson with nothing left
@@ -339,7 +377,10 @@ def after_failure(
     used = set(used)
     done: list[dict] = []
     words = failure[-_EXCERPT:]
+    skip = _irrelevant(store, session_id, turn, used)
     for node in {n.id: n for n in served}.values():
+        if node.id in skip:
+            continue
         base = {"session": session_id, "turn": turn, "lesson": node.id, "level": node.level}
         if node.level == 0:
             if node.id in used:
@@ -349,7 +390,11 @@ def after_failure(
                 done.append({"kind": GAP, **gap})
             continue
         node = store.get(node.id)  # as it is now, not as it was served
-        ranked = _ranked(store, judge, node, failure, prompt, strategy)
+        try:
+            ranked = _ranked(store, judge, node, failure, prompt, strategy)
+        except JUDGE_FAILURES as exc:
+            done.append(_failed(store, {**base, "strategy": strategy}, exc))
+            continue
         event: dict[str, Any] = {**base, "strategy": strategy, "judged": _judged(ranked)}
         chosen = _pick(store, node.id, ranked, strategy, {p.strip() for p in node.patches})
         if not chosen:
@@ -390,25 +435,32 @@ def during_session(
     claim served on work that then succeeds becomes a patch of its lesson
     (`keep_rescues`); one that does not is gone when the session is. With nothing left to
     try, the level-0 lessons below are restored whole, for this session only. Returns what
-    was done (as logged)."""
+    was done (as logged). A lesson the unit's attribution found irrelevant is passed over;
+    one whose judge failed gets nothing (a ``descend-failed`` entry)."""
     from rose.store.view import render
 
     root = str(store.primary.root)
     strategy = store.config.recall.strategy
     before = sessions.restored(root, session_id)
     done: list[dict] = []
+    skip = _irrelevant(store, session_id, turn)
     for node in {n.id: n for n in served}.values():
-        if node.level == 0:
-            continue  # nothing was dropped from it: a gap, for the session's end to note
+        if node.level == 0 or node.id in skip:
+            continue  # level 0: nothing was dropped from it, a gap for the session's end
         node = store.get(node.id)
         taken = {p.strip() for p in node.patches}
         taken |= {r["text"].strip() for r in before if r["lesson"] == node.id}
-        ranked = _ranked(store, judge, node, failure, prompt, strategy)
-        chosen = _pick(store, node.id, ranked, strategy, taken)
-        event: dict[str, Any] = {
+        base = {
             "session": session_id, "turn": turn, "lesson": node.id, "level": node.level,
-            "strategy": strategy, "judged": _judged(ranked), "during": True,
+            "strategy": strategy, "during": True,
         }  # fmt: skip
+        try:
+            ranked = _ranked(store, judge, node, failure, prompt, strategy)
+        except JUDGE_FAILURES as exc:
+            done.append(_failed(store, base, exc))
+            continue
+        chosen = _pick(store, node.id, ranked, strategy, taken)
+        event: dict[str, Any] = {**base, "judged": _judged(ranked)}
         if not chosen:  # nothing left to try: the level-0 lessons, which hold all of it
             bottom = level0(store, node.id)
             event["escalate"] = bottom
