@@ -31,7 +31,8 @@ def _lines(text: str) -> list[str]:
 def test_every_line_has_one_prefix():
     for name in ("claude-code-2.x-hand", "codex-0.171-hand", "claude-code-2.1.38-short"):
         for line in _lines(build(read(fixture(name))).text):
-            assert line.startswith(("User: ", "Agent: ", "Tool: ")), line
+            said = line.removeprefix("Subagent: ")
+            assert said.startswith(("User: ", "Agent: ", "Tool: ")), line
 
 
 def test_the_claude_digest_reads_as_the_session_went():
@@ -46,9 +47,10 @@ def test_the_claude_digest_reads_as_the_session_went():
         "AssertionError)",
         "User: no, use uv run pytest",
         "Tool: Bash uv run pytest -q",
+        "Subagent: Tool: Grep flaky",
         "Agent: All 12 tests pass now with uv run pytest.",
     ]
-    assert (d.host, d.version, d.tool_calls, d.failed_tool_calls) == ("claude-code", "2.1.90", 2, 1)
+    assert (d.host, d.version, d.tool_calls, d.failed_tool_calls) == ("claude-code", "2.1.90", 3, 1)
     assert d.tokens == tokens.count(d.text)
 
 

@@ -4,9 +4,9 @@ Locks in: the prompts are what the person typed, never tool results, slash-comma
 local command output, caveats, interruption notices or injected reminders; every tool_use
 is a tool call with a one-line summary of its input, and one whose result had is_error
 (a rejected call, a non-zero exit) is failed with its error's first line; thinking is
-reasoning; a subagent's records are not the session's; unknown record kinds, lines that
-are not records and a truncated last line are skipped and counted, never fatal. The
-counts were read off the fixture files (see tests/fixtures/transcripts/README.md).
+reasoning; a subagent's records are its steps, never the person's prompts; unknown record
+kinds, lines that are not records and a truncated last line are skipped and counted, never
+fatal. The counts were read off the fixture files (see tests/fixtures/transcripts/README.md).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _kinds(t: Transcript, kind: str) -> list[Step]:
         ("claude-code-2.1.38-tool-heavy-head", "2.1.38", 2, 4, 0, 0),
         ("claude-code-1.0.0-representative", "1.0.0", 4, 2, 0, 0),
         ("claude-code-1.0.0-edge-cases", "1.0.0", 3, 3, 1, 5),
-        ("claude-code-2.x-hand", "2.1.90", 2, 2, 1, 2),
+        ("claude-code-2.x-hand", "2.1.90", 2, 3, 1, 2),
         ("claude-code-2.1.332-loopback", "2.1.332", 2, 4, 2, 0),
     ],
 )
@@ -70,7 +70,7 @@ def test_a_rejected_call_is_failed_with_the_rejection():
 
 def test_a_failed_command_keeps_the_line_that_says_why():
     t = read(fixture("claude-code-2.x-hand"))
-    first, second = _kinds(t, "tool")
+    first, second = [s for s in _kinds(t, "tool") if not s.subagent]
     assert first.text == "pytest -q tests/"  # folded onto one line
     assert first.failed
     assert first.error == "Exit code 1: FAILED tests/test_x.py::test_y - AssertionError"
@@ -100,10 +100,10 @@ def test_the_correction_is_a_prompt_without_its_injected_reminder():
     assert all("n_feed5678" not in s.text for s in t.steps)  # an isMeta reminder
 
 
-def test_a_subagents_records_are_not_the_sessions():
+def test_a_subagents_records_are_its_steps_not_the_persons_prompts():
     t = read(fixture("claude-code-2.x-hand"))
-    assert all(s.name != "Grep" for s in t.steps)
-    assert all("flaky" not in s.text for s in t.steps)
+    assert [(s.name, s.subagent) for s in t.steps if s.name == "Grep"] == [("Grep", "a1b2c3d")]
+    assert all("flaky" not in s.text for s in _kinds(t, "prompt"))
 
 
 def test_units_open_at_each_prompt():

@@ -29,6 +29,7 @@ class Step:
     name: str = ""  # a tool call's tool
     failed: bool = False
     error: str = ""  # the first line of a failed call's error output
+    subagent: str = ""  # the subagent whose step it is (its agent id); "" for the session's own
 
 
 def fold(text: str) -> str:

@@ -2,7 +2,8 @@
 
 One line a step, each opening with the prefix other code reads it by: ``User: `` (a
 prompt or correction), ``Agent: `` (a message, or reasoning as ``Agent: (thinking) ``),
-``Tool: <name> <input>`` with `` (failed: <error>)`` when it failed. Every text passes
+``Tool: <name> <input>`` with `` (failed: <error>)`` when it failed; a subagent's step
+is its line behind ``Subagent: `` (``Subagent: Tool: Grep flaky``). Every text passes
 through `rose.redact` first, so no secret a session held reaches a model or a file.
 
 A long session does not fit a reflector's prompt, so the digest keeps to a token budget
@@ -10,6 +11,11 @@ by keeping what tells most about what happened: every prompt and correction (the
 and what the person had to say), failed calls with their errors, the lines that cite a
 lesson, the final message; then the rest, most recent first. What it leaves out is one
 ``[… N steps left out …]`` line in its place, so the order of what is kept still reads.
+
+Subagents' work is dropped first, so that a session that delegated much cannot crowd out
+the person's prompts and corrections: their failed calls come after the session's own
+failures, citations and final message, and take at most `SUBAGENT_SHARE` of the budget
+there; the rest of their steps come after everything of the session's own.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ from rose.host.transcript import Step, Transcript
 from rose.redact import redact
 
 PREFIX = {"prompt": "User: ", "agent": "Agent: ", "reasoning": "Agent: ", "tool": "Tool: "}
+SUBAGENT = "Subagent: "
+#: The share of the budget subagents' failed calls may take ahead of the session's routine
+#: steps: enough for a few errors, never the room the session's own work needs.
+SUBAGENT_SHARE = 0.25
 THINKING = "(thinking) "
 # A lesson id as the injected block shows it: `n_` and a unique prefix of its hex.
 CITED = re.compile(r"(?<![\w-])n_[0-9a-f]{4,}(?![\w-])")
@@ -75,11 +85,13 @@ def line_of(step: Step, *, final: bool = False) -> str:
         if step.failed:
             error = cut(_clean(step.error), 300)
             said += f" (failed: {error})" if error else " (failed)"
-        return PREFIX["tool"] + cut(said, limit)
-    body = cut(_clean(step.text), limit)
-    if step.kind == "reasoning":
-        body = THINKING + body
-    return PREFIX.get(step.kind, PREFIX["agent"]) + body
+        line = PREFIX["tool"] + cut(said, limit)
+    else:
+        body = cut(_clean(step.text), limit)
+        if step.kind == "reasoning":
+            body = THINKING + body
+        line = PREFIX.get(step.kind, PREFIX["agent"]) + body
+    return SUBAGENT + line if step.subagent else line
 
 
 def cited(steps: Sequence[Step]) -> list[str]:
@@ -109,36 +121,66 @@ def _keep(steps: Sequence[Step], lines: list[str], budget: int) -> list[bool]:
     cost = [tokens.count(line) + 1 for line in lines]
     if sum(cost) <= budget:
         return [True] * n
-    prompts = [i for i, s in enumerate(steps) if s.kind == "prompt"]
-    talk = [i for i, s in enumerate(steps) if s.kind == "agent"]
-    final = talk[-1] if talk else -1
-
-    def rank(i: int) -> tuple[int, int, int]:
-        s = steps[i]
-        if s.kind == "prompt":
-            return (0, 0 if prompts and i == prompts[0] else 1, -i)
-        if s.kind == "tool" and s.failed:
-            return (1, 0, -i)
-        if CITED.search(lines[i]) and s.kind != "prompt":
-            return (1, 1, -i)
-        if i == final:
-            return (1, 2, -i)
-        return (2, 0, -i)
-
+    rank = _ranks(steps, lines)
     kept = [False] * n
     total = _MARK_COST  # all left out: one mark
-    for i in sorted(range(n), key=rank):
+    share = int(budget * SUBAGENT_SHARE)  # what subagents' failures may still take
+
+    def place(i: int, cap: int) -> bool:
+        nonlocal total
         left = i == 0 or kept[i - 1]
         right = i == n - 1 or kept[i + 1]
         change = -1 if left and right else 1 if not left and not right else 0
-        room = budget - total - change * _MARK_COST
-        if cost[i] > room and rank(i)[0] < 2 and room >= _SHORTEST:
+        room = min(budget - total - change * _MARK_COST, cap)
+        if cost[i] > room and rank[i][0] < 2 and room >= _SHORTEST:
             lines[i] = cut(lines[i], (room - 1) * 4)  # too long to keep whole: keep its start
             cost[i] = tokens.count(lines[i]) + 1
-        if cost[i] <= room:
-            kept[i] = True
-            total += cost[i] + change * _MARK_COST
+        if cost[i] > room:
+            return False
+        kept[i] = True
+        total += cost[i] + change * _MARK_COST
+        return True
+
+    later: list[int] = []  # subagents' steps: their failures over the share, then the rest
+    for i in sorted(range(n), key=rank.__getitem__):
+        if rank[i][0] == 3:
+            later.append(i)
+        elif not steps[i].subagent:
+            place(i, budget)
+        elif place(i, share):
+            share -= cost[i]
+        else:
+            later.append(i)
+    for i in later:
+        place(i, budget)
     return kept
+
+
+def _ranks(steps: Sequence[Step], lines: Sequence[str]) -> list[tuple[int, int, int]]:
+    """Each line's place in the order lines are kept in, first first (lowest)."""
+    first = next((i for i, s in enumerate(steps) if s.kind == "prompt"), -1)
+    final = _final(steps)
+    out = []
+    for i, s in enumerate(steps):
+        if s.subagent:
+            out.append((1, 3, -i) if s.kind == "tool" and s.failed else (3, 0, -i))
+        elif s.kind == "prompt":
+            out.append((0, 0 if i == first else 1, -i))
+        elif s.kind == "tool" and s.failed:
+            out.append((1, 0, -i))
+        elif CITED.search(lines[i]):
+            out.append((1, 1, -i))
+        elif i == final:
+            out.append((1, 2, -i))
+        else:
+            out.append((2, 0, -i))
+    return out
+
+
+def _final(steps: Sequence[Step]) -> int:
+    """The index of the session's own last message (-1 if none): how its work ended."""
+    talk = [i for i, s in enumerate(steps) if s.kind == "agent" and not s.subagent]
+    return talk[-1] if talk else -1
 
 
 def _render(lines: list[str], kept: list[bool]) -> str:
@@ -172,8 +214,7 @@ def build(
         steps: Sequence[Step] = unit.steps
     else:
         steps = unit
-    talk = [i for i, s in enumerate(steps) if s.kind == "agent"]
-    final = talk[-1] if talk else -1
+    final = _final(steps)
     lines = [line_of(s, final=i == final) for i, s in enumerate(steps)]
     kept = _keep(steps, lines, budget_tokens)
     text = _render(lines, kept)
