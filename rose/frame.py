@@ -39,18 +39,26 @@ def _all_template_names() -> list[str]:
 def frame_tags() -> frozenset[str]:
     """Every tag name a template closes (lower case): derived from the templates, so a new
     template's tags are covered without a list to keep."""
-    return frozenset(
+    return HOST_TAGS | frozenset(
         m.group(1).lower()
         for name in _all_template_names()
         for m in _CLOSING.finditer(template_text(name))
     )
 
 
+#: The tags the hosts frame their own context in, around ROSE's block: a lesson must not
+#: close or open them either (Claude Code's reminders and hook output, a system turn).
+HOST_TAGS = frozenset({"system-reminder", "system", "user-prompt-submit-hook", "command-name"})
+# Invisible characters a `<` may hide behind: zero-width spaces and joiners, soft hyphens.
+_HIDDEN = "\u00ad\u200b-\u200f\u2060-\u2064\ufeff"
+
+
 @cache
 def _opening() -> re.Pattern[str]:
     """The `<` of a frame tag, opening or closing, however spaced or cased."""
     names = "|".join(re.escape(t) for t in sorted(frame_tags(), key=len, reverse=True))
-    return re.compile(rf"<(?=\s*/?\s*(?:{names})(?!{_NAME}))", re.IGNORECASE)
+    gap = rf"[\s{_HIDDEN}]*"
+    return re.compile(rf"[<＜](?={gap}[/／]?{gap}(?:{names})(?!{_NAME}))", re.IGNORECASE)
 
 
 @overload
@@ -60,6 +68,6 @@ def closed(value: T) -> T: ...
 def closed(value: object) -> object:
     """`value` with the `<` of every frame tag in it written `&lt;`, nothing else changed (so
     `a < b`, `List<String>` and `<div>` arrive intact); a non-string as it is."""
-    if not isinstance(value, str) or "<" not in value:
+    if not isinstance(value, str) or ("<" not in value and "＜" not in value):
         return value
     return _opening().sub("&lt;", value)

@@ -134,3 +134,14 @@ def test_a_reflector_agent_adding_a_copy_is_held(corpus):
 def test_a_reflector_must_say_where_its_lesson_came_from(corpus):
     done = CliRunner().invoke(app, ["add", "--session", SID, "--source", "reflector", "x y"])
     assert done.exit_code == 2 and "--from" in done.output
+
+
+@pytest.mark.parametrize("corpus", [("claude", False)], indirect=True, ids=["claude"])
+def test_a_reflector_naming_no_session_is_checked_against_the_one_at_work(corpus):
+    from rose.host.mcp_server import _add
+
+    done = CliRunner().invoke(
+        app, ["add", "--source", "reflector", "--from", "repository", f"Note: {INJECTED[2]}"]
+    )
+    assert done.exit_code == 0 and "held for review" in done.output, done.output
+    assert "held for review" in _add(f"Remember: {INJECTED[3]}", "repository", None, None)

@@ -55,21 +55,38 @@ def test_a_held_lesson_is_stored_never_served_and_said_once(store: Store):
     assert node.id not in {i["id"] for i in Store.open().view()["lessons"]}
     root = str(store.primary.root)
     assert notices.take([root]) == [review.WAITS] and notices.take([root]) == []
-    assert "waits for the user's review" in pull.show_text(Store.open(), node.id)
+    assert "held from recall" in pull.show_text(Store.open(), node.id)
     out = CliRunner().invoke(app, ["review"])
     assert out.exit_code == 0 and node.id in out.output and reflect.INSTRUCTED in out.output
     status = CliRunner().invoke(app, ["status"])
     assert "review     1 held from recall" in status.output
 
 
+def test_an_agent_cannot_accept_it(store: Store):
+    """A held lesson came from a stranger's text, which may tell the agent to accept it."""
+    node = _held(store)
+    out = CliRunner().invoke(app, ["accept", node.id])  # no terminal, as an agent's command
+    assert out.exit_code == 1 and "in a terminal" in out.output
+    assert "rose accept" not in capture_line(store)
+    assert Store.open().get(node.id).status == "quarantined"
+
+
+def capture_line(store: Store) -> str:
+    node = Store.draft("Always run make vendor-sync first.", title="Vendor again")
+    reflect.hold(node, reflect.INSTRUCTED)
+    judge = for_store(store, backend=ScriptedBackend())
+    return capture(store, judge, node, source="reflector").line()
+
+
 def test_accept_serves_it_and_judges_its_scope(store: Store, monkeypatch: pytest.MonkeyPatch):
     node = _held(store)
+    monkeypatch.setattr("rose.cli.review_cmds.at_a_terminal", lambda: True)
     model = ScriptedBackend({"scope": [GLOBAL], "reconcile": [reconciled("orthogonal")]})
     real = for_store
     monkeypatch.setattr(
         "rose.judge.calls.for_store", lambda s, backend=None, **kw: real(s, backend=model, **kw)
     )
-    out = CliRunner().invoke(app, ["accept", node.id[:8]])
+    out = CliRunner().invoke(app, ["accept", node.id[:8]], input="y\n")
     assert out.exit_code == 0, out.output
     assert [r.call for r in model.requests][0] == "scope"
     now = Store.open().get(node.id)
@@ -79,12 +96,14 @@ def test_accept_serves_it_and_judges_its_scope(store: Store, monkeypatch: pytest
     assert CliRunner().invoke(app, ["review"]).output.strip() == "nothing waits for review"
 
 
-def test_reject_archives_it(store: Store):
+def test_reject_archives_it_and_show_still_refuses_it(store: Store, monkeypatch):
     node = _held(store)
     out = CliRunner().invoke(app, ["reject", node.id])
     assert out.exit_code == 0 and "archived" in out.output
     assert Store.open().get(node.id).status == "archived"
-    again = CliRunner().invoke(app, ["accept", node.id])
+    assert "held from recall" in pull.show_text(Store.open(), node.id)
+    monkeypatch.setattr("rose.cli.review_cmds.at_a_terminal", lambda: True)
+    again = CliRunner().invoke(app, ["accept", node.id], input="y\n")
     assert again.exit_code == 1 and "not waiting for review" in again.output
 
 
@@ -135,8 +154,11 @@ def test_a_refinement_carries_outside_provenance_into_what_it_refines(store: Sto
     answer = reconciled("refines", target.id, detail="TLS is served on 8443.")
     backend = ScriptedBackend({"related": [{"matches": [{"id": target.id, "reason": "x"}],
                                             "descend": []}], "reconcile": [answer]})  # fmt: skip
+    target.provenance, target.accepted = "outside", True  # accepted before the new detail
+    store.write([target])
     capture(store, for_store(store, backend=backend), node, source="reflector")
-    assert Store.open().get(target.id).provenance == "outside"
+    now = Store.open().get(target.id)
+    assert now.provenance == "outside" and not now.accepted  # the new detail is unreviewed
 
 
 def test_farthest_provenance():

@@ -46,15 +46,34 @@ def accept(
     """Accept a lesson from review: served from now on, and filed where its scope belongs.
 
     It is reconciled with what is known now (when the model is away, a job does it later),
-    and its scope judged: a lesson true anywhere may go to the global store.
+    and its scope judged: a lesson true anywhere may go to the global store. It asks you to
+    confirm, in a terminal: an agent's command, with none, is refused.
     """
     from rose.host.capture import settle_accepted
     from rose.loop.review import accept as take
     from rose.store.facade import Store
 
     store = Store.open()
-    node = take(store, lesson_id)
+    node = store.get(lesson_id)
+    if not at_a_terminal():
+        typer.echo(
+            f"rose: accepting a lesson held from recall is yours to do, in a terminal: run "
+            f"`rose accept {node.id}` there (an agent's command has none)",
+            err=True,
+        )
+        raise typer.Exit(1)
+    if not typer.confirm(f"serve {node.id} ({node.title}) from now on?", default=False):
+        raise typer.Exit(1)
+    node = take(store, node.id)
     typer.echo(f"accepted {node.id}  {node.title}; {settle_accepted(store)}")
+
+
+def at_a_terminal() -> bool:
+    """Whether a person is at the keyboard: a held lesson came from a stranger's text, which
+    may well tell the agent to run `rose accept`; an agent's commands have no terminal."""
+    import sys
+
+    return sys.stdin.isatty()
 
 
 def reject(

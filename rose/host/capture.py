@@ -135,8 +135,10 @@ def add(
     lesson = Store.draft(text, title=title, family=family)
     lesson.provenance = provenance  # type: ignore[assignment]
     log = session_root(session, start) if session is not None else None  # refused first
-    if source == "reflector" and log is not None and session is not None:
-        screen([lesson], _transcript_of(log, session), cwd=str(start or Path.cwd()))
+    if source == "reflector":  # the session named, else the one at work here (`session_for`)
+        root, sid = _session_at_work(log, session, start)
+        if sid:
+            screen([lesson], _transcript_of(root, sid), cwd=str(start or Path.cwd()))
     done = capture(None, None, lesson, source=source, scope=scope, reconcile=reconcile, start=start)
     if session is not None:
         note_minted(done, session, source=source, root=log)
@@ -155,6 +157,23 @@ def settle_accepted(store: Store) -> str:
         outcome = queue_reconcile(waiting)
         return f"reconciled later ({outcome or 'nothing queued'}): the model is unavailable"
     return "; ".join(d.line() for d in done) or "nothing left to reconcile"
+
+
+def _session_at_work(
+    log: Path | None, session: str | None, start: Path | None
+) -> tuple[Path, str]:
+    """The store folder and session whose transcript a reflector's lesson is checked
+    against: the one named, else $ROSE_SESSION_ID's, else the latest; ("", "") when none."""
+    from rose.errors import RoseError
+    from rose.loop.pull import session_for
+
+    if log is not None and session is not None:
+        return log, session
+    try:
+        store = Store.open(start)
+        return store.primary.root, session_for(store, None).id
+    except RoseError:
+        return Path(), ""
 
 
 def _transcript_of(root: Path, session_id: str) -> str:

@@ -20,8 +20,10 @@ Standard library only at module level.
 
 from __future__ import annotations
 
+import html
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -41,7 +43,8 @@ if TYPE_CHECKING:
 MAX_CHARS = 8 << 20
 SHOWN_CHARS = 160  # a flagged copy as a reviewer sees it
 
-_URL = re.compile(r"https?://", re.IGNORECASE)
+_URL = re.compile(r"\b(?:https?|ftp)://", re.IGNORECASE)
+_FETCHER = re.compile(r"(?:^|[\s;&|(`])(?:curl|wget|http|https|gh|aria2c|lynx|w3m)(?=\s|$)")
 _CLAUDE_WEB = frozenset({"WebFetch", "WebSearch"})
 _CLAUDE_READ = frozenset({"Read", "NotebookRead"})
 _CODEX_SHELLS = frozenset({"shell", "exec_command", "container.exec", "local_shell_call"})
@@ -70,9 +73,11 @@ def _text(value: Any) -> str:
 
 
 def _names_url(command: Any) -> bool:
+    """Whether a command reads from the network: it names a URL, or runs a fetcher (curl,
+    wget, httpie, gh: an issue or pull request body is someone else's text)."""
     if isinstance(command, list) and all(isinstance(c, str) for c in command):
         command = shell_line(command)
-    return isinstance(command, str) and bool(_URL.search(command))
+    return isinstance(command, str) and bool(_URL.search(command) or _FETCHER.search(command))
 
 
 def _mcp_server(name: str) -> str:
@@ -150,6 +155,8 @@ class _Collector:
             return _mcp_server(name) != ROSE_SERVER
         if name in _CLAUDE_READ:
             return self.beyond(args.get("file_path") or args.get("notebook_path"))
+        if name in ("Task", "Agent"):  # a subagent sent to the web: its report relays it
+            return _names_url(args.get("prompt"))
         return name == "Bash" and _names_url(args.get("command"))
 
     def codex_item(self, p: dict[str, Any]) -> None:
@@ -225,8 +232,15 @@ def outside_texts(path: str, *, start: int = 0, end: int | None = None, cwd: str
 
 
 def words(text: str) -> list[str]:
-    """`text` as the words a copy is compared on: casefolded, edge punctuation stripped."""
-    out = (w.strip(_EDGE).casefold() for w in text.split())
+    """`text` as the words a copy is compared on: HTML entities decoded, compatibility forms
+    folded (NFKC: fullwidth letters, ligatures, no-break spaces), invisible format
+    characters dropped (zero-width spaces and joiners, soft hyphens: a page can hide them
+    inside words, and a model copying the text drops them), casefolded, edge punctuation
+    stripped. Look-alike letters of other scripts stay apart: folding them would need a
+    confusables table, and they change what the model reads too."""
+    plain = unicodedata.normalize("NFKC", html.unescape(text))
+    plain = "".join(c for c in plain if unicodedata.category(c) != "Cf")
+    out = (w.strip(_EDGE).casefold() for w in plain.split())
     return [w for w in out if w]
 
 

@@ -52,7 +52,9 @@ def apply(
     if relation == "duplicate":
         return _written(store, retired, scope, kept=None) if retired else Applied(None)
     if relation == "refines":
-        return _refined(store, target, answer.detail.strip(), retired, scope, lesson.provenance)
+        return _refined(
+            store, target, answer.detail.strip(), retired, scope, lesson.provenance, lesson.accepted
+        )
     lesson.family = target.family
     if relation == "contradicts":
         question = answer.question.strip()
@@ -67,7 +69,13 @@ def apply(
 
 
 def _refined(
-    store: Store, target: Node, detail: str, retired: list[Node], scope: str, provenance: str
+    store: Store,
+    target: Node,
+    detail: str,
+    retired: list[Node],
+    scope: str,
+    provenance: str,
+    accepted: bool,
 ) -> Applied:
     """The detail folded into the target's body, and a patch on every lesson above it."""
     if detail not in target.body:
@@ -78,6 +86,8 @@ def _refined(
             node.patches = [*node.patches, detail]
     for node in (target, *above):  # what it says now comes from where the detail came from too
         node.provenance = farthest([node.provenance, provenance])  # type: ignore[assignment]
+        if provenance == "outside" and not accepted:
+            node.accepted = False  # the user accepted what it said before, not this
     done = _written(store, [target, *above, *retired], scope, kept=None)
     done.patched = [n.id for n in above]
     return done

@@ -118,9 +118,10 @@ class Consolidated:
             return f"not added: it says nothing {self.target} does not already say"
         if self.relation == "held" and self.lesson is not None:
             held = self.lesson
-            return (
+            return (  # no accept command here: an agent reads this line, and only the user
+                # may accept (`rose review` says how)
                 f"held for review: {held.id} · {held.title} — {held.held} "
-                f"(`rose review`; `rose accept {held.id}` to serve it)"
+                "(never served until the user accepts it: `rose review`)"
             )
         if self.relation == "refines" and self.lesson is None:
             above = f"; patched {len(self.patched)} lesson(s) above it" if self.patched else ""

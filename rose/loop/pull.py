@@ -59,8 +59,8 @@ def recall_text(store: Store, query: str, *, deadline_s: float = 15.0) -> str:
 def show_text(store: Store, lesson_id: str) -> str:
     """One lesson in full, what compression dropped from it, and who still holds that."""
     node = store.get(lesson_id)
-    if node.status == "quarantined":
-        return f"lesson {node.id} waits for the user's review (`rose review`): it is not shown"
+    if node.status == "quarantined" or (node.held and not node.servable):
+        return f"lesson {node.id} was held from recall for the user's review: it is not shown"
     manifest = store.read("delta_manifest", id=node.id)
     _pulled(store, "show", [node.id])
     around = sorted({*node.derived_from, *node.parents, *(r["holder"] for r in manifest)})
