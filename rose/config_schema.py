@@ -229,6 +229,33 @@ class Reflect(Section):
     )
 
 
+class Calls(Section):
+    prompt_s: float = Field(
+        15.0,
+        gt=0,
+        le=25,  # the hooks' own timeout is 30 s (hooks/hooks.json): recall ends inside it
+        description="Seconds recall on the prompt's path may wait for the model in all; each "
+        "question gets 60% of it, and none is retried (the prompt cannot wait twice).",
+    )
+    judge_s: float = Field(
+        120.0,
+        gt=0,
+        description="Seconds a background judgement (assess, scope, reconcile, a replay ...) "
+        "may take before it counts as timed out.",
+    )
+    write_s: float = Field(
+        300.0,
+        gt=0,
+        description="Seconds a call that writes lessons (reflect, compress, merge) may take.",
+    )
+    retries: int = Field(
+        1, ge=0, le=5, description="Retries of a background call that timed out or failed."
+    )
+    backoff_s: float = Field(
+        5.0, ge=0, description="Seconds before a retry, doubled for each further one."
+    )
+
+
 class Jobs(Section):
     max_concurrent: int = Field(
         2, ge=1, description="Detached jobs that may run at once per store; the rest wait."
@@ -237,7 +264,10 @@ class Jobs(Section):
         20, ge=1, description="Jobs that may wait for a slot; one more is dropped and logged."
     )
     deadline_s: float = Field(
-        600.0, gt=0, description="Seconds a job may run unless its kind sets its own limit."
+        600.0,
+        gt=0,
+        description="Seconds a job may run at least; a kind making model calls may run as "
+        "long as its calls' deadlines and retries allow (`calls.*`).",
     )
     keep_days: float = Field(
         7.0,
@@ -259,6 +289,7 @@ class Config(Section):
     descend: Descend = Field(default_factory=Descend)
     routing: Routing = Field(default_factory=Routing)
     reflect: Reflect = Field(default_factory=Reflect)
+    calls: Calls = Field(default_factory=Calls)
     jobs: Jobs = Field(default_factory=Jobs)
 
     _problems: list[ConfigProblem] = PrivateAttr(default_factory=list)

@@ -176,6 +176,16 @@ class AnswerInvalid(RoseError):
 MODEL_FAILURES = (BackendUnavailable, BackendFailed, BackendTimeout, AnswerInvalid)
 
 
+class LearningFailed(RoseError):
+    """A model call a learning job needed failed (after its retries): what the session
+    taught is not lost, the job keeps its input for a later run (`rose jobs --retry`)."""
+
+    def __init__(self, what: str, why: str):
+        self.what = what
+        self.why = why
+        super().__init__(f"{what} failed: {why}; `rose jobs --retry` runs it again")
+
+
 class TranscriptError(RoseError):
     """A host agent's transcript could not be read, or is not one ROSE knows how to read."""
 

@@ -37,6 +37,8 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             monkeypatch.delenv(key, raising=False)
     # No keeper outlives a test (rose.model._keeper): its own tests turn keeping back on.
     monkeypatch.setenv("ROSE_KEEP_WARM", "0")
+    # A retried model call waits no backoff: a test asserts the retry, not the wait.
+    monkeypatch.setenv("ROSE_CALLS_BACKOFF_S", "0")
     monkeypatch.chdir(project)
     return project
 

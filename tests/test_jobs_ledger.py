@@ -3,7 +3,8 @@ redacted log, and the session-end job run through it.
 
 Locks in that submitters racing with the same key make one job; that a done key suppresses
 a resubmission while its record is kept and a failed one does not; that a submission past
-`jobs.queue_max` is dropped with a logged reason, yet starts a runner for the jobs waiting;
+`jobs.queue_max` is deferred (kept on disk, with its reason, run in submission order when
+there is room), never dropped, and starts a runner for the jobs waiting;
 that a running job whose runner died is failed (or retried) by the next look at the ledger;
 that only old done jobs are pruned; that a private key split over lines never reaches the
 log; and that SessionEnd's job is a ledger job whose payload is gone once it is done.
@@ -79,31 +80,34 @@ def test_a_done_key_suppresses_and_a_failed_one_does_not(ledger: StoreDir):
     assert outcome == "queued" and again != first
 
 
-def test_overflow_is_dropped_with_a_logged_reason(ledger, monkeypatch):
+def test_overflow_is_deferred_never_dropped(ledger, monkeypatch):
     monkeypatch.setenv("ROSE_JOBS_QUEUE_MAX", "3")
-    outcomes = [jobs.submit(ledger, "span", {"n": i}, spawn=False)[0] for i in range(5)]
-    assert outcomes == ["queued"] * 3 + ["dropped"] * 2
-    dropped = [e for e in read_events(ledger.events, kind="job") if e["state"] == "dropped"]
-    assert len(dropped) == 2 and dropped[0]["job"] == "span"
-    assert "queue full: 3 jobs already wait" in dropped[0]["reason"]
-    assert len(list(ledger.jobs.glob("*.payload"))) == 3
+    subs = [jobs.submit(ledger, "span", {"n": i}, spawn=False) for i in range(5)]
+    assert [o for o, _ in subs] == ["queued"] * 3 + ["deferred"] * 2
+    late = record(ledger, subs[3][1])
+    assert late["state"] == "deferred" and late["reason"] == jobs.DEFERRED
+    assert len(list(ledger.jobs.glob("*.payload"))) == 5  # every input kept
+    cfg = _ledger.load_config(ledger)
+    order = []
+    with _ledger.locked(ledger.jobs):
+        while (rec := _ledger.claim(ledger, cfg, 0)) is not None:
+            order.append(rec["id"])
+    assert order == [i for _, i in subs]  # in submission order, the deferred ones last
 
 
 def test_a_full_queue_of_jobs_nobody_started_is_drained_by_the_next_submission(
     ledger: StoreDir, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     """Jobs queued without a runner must not keep every later job out for good: the
-    submission that finds the queue full is dropped, but it starts a runner for the rest."""
+    submission that finds the queue full is deferred, and starts a runner for all of them."""
     monkeypatch.setenv("ROSE_JOBS_QUEUE_MAX", "2")
     ids = [jobs.submit(ledger, "span", {"sleep": 0, "out": str(tmp_path)}, key=f"k{i}",
                        spawn=False)[1] for i in range(2)]  # fmt: skip
-    outcome, _ = jobs.submit(ledger, "span", {"sleep": 0, "out": str(tmp_path)}, key="late")
-    assert outcome == "dropped"
-    done = [wait_for(lambda i=i: finished(ledger, i), timeout=30) for i in ids]
-    assert [d["state"] for d in done] == ["done", "done"]
-    assert (
-        jobs.submit(ledger, "span", {"sleep": 0, "out": str(tmp_path)}, key="late")[0] == "queued"
-    )
+    assert record(ledger, ids[0])["reason"] == jobs.UNSTARTED
+    outcome, late = jobs.submit(ledger, "span", {"sleep": 0, "out": str(tmp_path)}, key="late")
+    assert outcome == "deferred"
+    done = [wait_for(lambda i=i: finished(ledger, i), timeout=30) for i in [*ids, late]]
+    assert [d["state"] for d in done] == ["done", "done", "done"]
 
 
 def test_unknown_kinds_are_refused(ledger: StoreDir):

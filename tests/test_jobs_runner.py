@@ -103,8 +103,8 @@ def test_a_crash_is_recorded_redacted_and_keeps_its_payload(ledger: StoreDir):
     outcome, job_id = jobs.submit(ledger, "crash", {"what": "anything"})
     rec = wait_for(lambda: finished(ledger, job_id))
     assert rec["state"] == "failed" and rec["exit_code"] == 1 and rec["attempt"] == 1
-    assert rec["reason"] == "exited with code 1"
-    assert rec["tail"][-1] == "RuntimeError: boom"
+    assert rec["reason"] == "RuntimeError: boom"  # the job's own account, not its exit code
+    assert rec["tail"][-1] == "[rose] failed: RuntimeError: boom"
     assert (ledger.jobs / f"{job_id}.payload").exists()
     log = (ledger.jobs / f"{job_id}.log").read_text()
     assert "ROSE_CHILD=1" in log and "Traceback" in log
@@ -131,7 +131,7 @@ def test_a_kind_safe_to_retry_runs_once_more(ledger: StoreDir):
     _, job_id = jobs.submit(ledger, "flaky", {})
     rec = wait_for(lambda: finished(ledger, job_id))
     assert rec["state"] == "done" and rec["attempt"] == 2
-    assert rec["previous"]["reason"] == "exited with code 1"
+    assert rec["previous"]["reason"] == "RuntimeError: first attempt fails"
     assert "RuntimeError: first attempt fails" in rec["previous"]["tail"]
     assert not (ledger.jobs / f"{job_id}.payload").exists()
     log = (ledger.jobs / f"{job_id}.log").read_text()

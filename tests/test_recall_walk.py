@@ -81,7 +81,7 @@ def dag(store: Store) -> Store:
 
 def _judge(store: Store, *answers) -> tuple:
     backend = ScriptedBackend({"relevance": list(answers)})
-    return for_store(store, backend=backend), backend
+    return for_store(store, backend=backend, timeout_s=9), backend  # the prompt's: no retry
 
 
 def _verdicts(**by_id: str) -> dict:

@@ -19,16 +19,36 @@ def jobs(
         False, "--all", help="Every job the ledger holds, old finished ones too."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the full records as JSON."),
+    retry: bool = typer.Option(
+        False, "--retry", help="Run failed jobs again with the input they kept (or only JOB)."
+    ),
+    job_id: str = typer.Argument(
+        "", metavar="[JOB]", help="With --retry: the failed job (its id, or a prefix of it)."
+    ),
 ) -> None:
-    """Detached jobs, newest first: queued, running, failed, and those done in the last day.
+    """Detached jobs, newest first: queued, deferred, running, failed, and those done in the
+    last day, each waiting or failed one with its reason.
 
     Hooks hand slow work to jobs that run beside the agent, at most `jobs.max_concurrent` at
-    once per store. A failed job keeps its payload and log in .rose/jobs/ (its id names the
-    files); delete them there to forget it. Finished jobs are pruned after `jobs.keep_days`.
+    once per store; past `jobs.queue_max` waiting, a job is deferred (kept, run when there
+    is room). A failed job keeps its payload and log in .rose/jobs/ (its id names the
+    files): `--retry` runs it again, or delete them there to forget it. Finished jobs are
+    pruned after `jobs.keep_days`.
     """
     from rose.host.jobs import jobs as ledger
+    from rose.host.jobs import retry as run_again
     from rose.store.facade import Store
 
+    if job_id and not retry:
+        raise typer.BadParameter("a job is named only with --retry", param_hint="JOB")
+    if retry:
+        again = run_again(Store.open().primary, job_id)
+        if not again:
+            which = f"no failed job {job_id!r}" if job_id else "no failed job"
+            typer.echo(f"{which} to run again (`rose jobs` lists them)")
+            raise typer.Exit(1)
+        typer.echo(f"queued again: {', '.join(again)}")
+        return
     records = ledger(Store.open().primary, everything=everything)
     if as_json:
         emit_json(records)

@@ -176,7 +176,10 @@ def _transcript_lines(t: dict) -> list[str]:
 
 
 def _jobs_lines(jobs: dict) -> list[str]:
-    counts = f"{jobs['running']} running, {jobs['queued']} queued, {jobs['failed']} failed"
+    waiting = f"{jobs['queued']} queued" + (
+        f", {jobs['deferred']} deferred" if jobs.get("deferred") else ""
+    )
+    counts = f"{jobs['running']} running, {waiting}, {jobs['failed']} failed"
     lines = [f"jobs       {counts}" + ("  (`rose jobs` lists them)" if jobs["failed"] else "")]
     lines += [f"  failed {f['id']}: {f['reason']}" for f in jobs["failures"]]
     return lines

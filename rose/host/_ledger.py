@@ -105,10 +105,12 @@ def _slot_free(d: Path, slot: int) -> bool:
         os.close(fd)
 
 
-def reap(store_dir: StoreDir, registry: dict[str, Kind], mine: int | None = None) -> None:
+def reap(store_dir: StoreDir, registry: dict[str, Kind], mine: int | None = None) -> int:
     """Fail (or retry) the running jobs whose runner is gone: their slot is free, or it is
-    `mine`, just taken by the caller."""
+    `mine`, just taken by the caller. Returns how many it queued again (the caller starts a
+    runner for them, unless it is one)."""
     d = store_dir.jobs
+    again = 0
     for rec in records(d):
         slot = rec.get("slot")
         if rec.get("state") != "running" or not isinstance(slot, int):
@@ -120,6 +122,8 @@ def reap(store_dir: StoreDir, registry: dict[str, Kind], mine: int | None = None
             reason = "its runner stopped (killed or crashed) while it ran"
             tail = _file_tail(d / f"{rec['id']}.log")
             finish(store_dir, rec, None, reason, tail, retry=_retry(registry, rec))
+            again += rec.get("state") == "queued"
+    return again
 
 
 def _retry(registry: dict[str, Kind], rec: dict) -> bool:
@@ -156,12 +160,16 @@ def killpg(pgid: int, sig: int) -> None:
 
 
 def claim(store_dir: StoreDir, cfg: Config, slot: int) -> dict | None:
-    """Mark the oldest queued job running on `slot` and return it; None when none waits."""
-    queued = [r for r in records(store_dir.jobs) if r.get("state") == "queued"]
+    """Mark the oldest waiting job (queued, or deferred while the queue was full) running on
+    `slot` and return it; None when none waits."""
+    queued = [r for r in records(store_dir.jobs) if r.get("state") in ("queued", "deferred")]
     if not queued:
         return None
     rec = queued[0]
-    limit = float(rec.get("deadline_s") or cfg.jobs.deadline_s)
+    from rose.host.jobs import deadline
+
+    calls, writes = (list(rec.get("calls") or []) + [0, 0])[:2]
+    limit = float(rec.get("deadline_s") or deadline(int(calls), int(writes), cfg))
     rec.update(
         state="running",
         slot=slot,
@@ -169,6 +177,7 @@ def claim(store_dir: StoreDir, cfg: Config, slot: int) -> dict | None:
         pid=None,
         started=now_iso(),
         ended=None,
+        reason="",
         deadline_s=limit,
         deadline=iso(time.time() + limit),
     )
@@ -189,6 +198,10 @@ def finish(
     when `retry` and this was its first attempt, queued again; and log a `job` event."""
     d = store_dir.jobs
     started = epoch(rec.get("started"))
+    tail = list(tail)
+    said = next((ln[len(FAILED) :] for ln in reversed(tail) if ln.startswith(FAILED)), "")
+    if reason and said.strip():
+        reason = said.strip()  # the job's own account of why, where it gave one
     rec.update(exit_code=code, ended=now_iso(), reason=reason)
     rec["seconds"] = round(time.time() - started, 3) if started else None
     state = "failed" if reason else "done"
@@ -199,14 +212,44 @@ def finish(
     event = {"id": rec["id"], "job": rec.get("kind"), "attempt": rec.get("attempt")}
     if reason and retry and int(rec.get("attempt", 1)) < MAX_ATTEMPTS:
         state = "retry"
-        rec["previous"] = {k: rec[k] for k in ("exit_code", "reason", "tail", "seconds")}
-        rec.update(state="queued", attempt=int(rec.get("attempt", 1)) + 1, slot=None, pid=None)
-        rec.update(started=None, ended=None, seconds=None, exit_code=None, reason="", tail=[])
+        requeue(rec)
     else:
         rec["state"] = state
     event.update(state=state, exit_code=code, seconds=rec["seconds"], reason=reason)
     append_event(store_dir.events, "job", event)  # first: whoever sees the record sees this
+    if state == "failed":
+        append_event(store_dir.events, "error", {"job": rec.get("kind"), "id": rec["id"],
+                                                 "error": reason})  # fmt: skip
+        if rec.get("kind") in LEARNING:
+            _tell(store_dir, reason)
     save(d, rec)
+
+
+#: The line a failing job's process ends its log with: the reason its record gives.
+FAILED = "[rose] failed: "
+#: The jobs that learn from a session: when one fails, the next status line says so.
+LEARNING = ("session-end", "absorb", "reflect", "reflect-fork")
+
+
+def _tell(store_dir: StoreDir, reason: str) -> None:
+    """Keep a few words for the next prompt's status line (`rose.store.notices`)."""
+    from rose.store import notices
+
+    low = reason.lower()
+    if "gave no answer within" in low or "timeout" in low or "deadline" in low:
+        why = "model timed out"
+    elif "unavailable" in low:
+        why = "model unavailable"
+    else:
+        why = reason.split(";")[0][:80]
+    notices.keep(store_dir.root, f"learning from the last session failed: {why} — rose jobs")
+
+
+def requeue(rec: dict) -> None:
+    """Queue `rec` again for its next attempt, what the last one came to kept in `previous`."""
+    rec["previous"] = {k: rec.get(k) for k in ("exit_code", "reason", "tail", "seconds")}
+    rec.update(state="queued", attempt=int(rec.get("attempt", 1)) + 1, slot=None, pid=None)
+    rec.update(started=None, ended=None, seconds=None, exit_code=None, reason="", tail=[])
 
 
 def prune(d: Path, keep_days: float) -> None:

@@ -159,9 +159,7 @@ def settle_accepted(store: Store) -> str:
     return "; ".join(d.line() for d in done) or "nothing left to reconcile"
 
 
-def _session_at_work(
-    log: Path | None, session: str | None, start: Path | None
-) -> tuple[Path, str]:
+def _session_at_work(log: Path | None, session: str | None, start: Path | None) -> tuple[Path, str]:
     """The store folder and session whose transcript a reflector's lesson is checked
     against: the one named, else $ROSE_SESSION_ID's, else the latest; ("", "") when none."""
     from rose.errors import RoseError

@@ -63,34 +63,59 @@ if TYPE_CHECKING:
 
 class Kind:
     """A kind of job: the function doing the work, as "module:function" taking a JobContext;
-    its deadline in seconds (None: `jobs.deadline_s`); and whether a second attempt after a
-    crash or a passed deadline is safe (only when the function is idempotent)."""
+    how many model calls it makes one after another at most, as judgements and as calls
+    that write lessons (`calls`, `writes`: its deadline follows from theirs, `deadline`),
+    or a deadline of its own in seconds (`deadline_s`, for work that asks no model); and
+    whether a second attempt after a crash or a passed deadline is safe (only when the
+    function is idempotent)."""
 
-    __slots__ = ("deadline_s", "retry", "target")
+    __slots__ = ("calls", "deadline_s", "retry", "target", "writes")
 
-    def __init__(self, target: str, *, deadline_s: float | None = None, retry: bool = False):
+    def __init__(
+        self,
+        target: str,
+        *,
+        calls: int = 0,
+        writes: int = 0,
+        deadline_s: float | None = None,
+        retry: bool = False,
+    ):
         self.target = target
+        self.calls = calls
+        self.writes = writes
         self.deadline_s = deadline_s
         self.retry = retry
 
 
-#: Every kind of detached job, one line each.
+def deadline(calls: int, writes: int, cfg: Any) -> float:
+    """Seconds a job making `calls` judgements and `writes` writing calls may run: each call
+    its deadline, retries and backoffs included (`calls.*`), and at least `jobs.deadline_s`."""
+    pace = cfg.calls
+    tries = 1 + pace.retries
+    backoff = sum(pace.backoff_s * 2**i for i in range(pace.retries))
+    each = (calls * pace.judge_s + writes * pace.write_s) * tries + (calls + writes) * backoff
+    return max(float(cfg.jobs.deadline_s), each)
+
+
+#: Every kind of detached job, one line each. Calls: a session end judges its units (a few),
+#: reflects once, and reconciles what it found (scope, related, reconcile per lesson).
 KINDS: dict[str, Kind] = {
-    "session-end": Kind("rose.host.learning:session_end", deadline_s=300, retry=True),
-    "absorb": Kind("rose.host.learning:absorb", deadline_s=300, retry=True),
-    "reflect": Kind("rose.host.learning:reflect", deadline_s=300),
-    "reflect-fork": Kind("rose.host.learning:reflect_fork", deadline_s=900),
-    "restore": Kind("rose.host.learning:restore", deadline_s=300),
-    "reconcile": Kind("rose.loop.consolidate:reconcile_job", deadline_s=600),
-    "compress": Kind("rose.loop.compress:compress_job", deadline_s=900),
-    "counterfactual": Kind("rose.loop.counterfactual:counterfactual_job", deadline_s=600),
-    "merge": Kind("rose.loop.merge:merge_job", deadline_s=900),
+    "session-end": Kind("rose.host.learning:session_end", calls=12, writes=1, retry=True),
+    "absorb": Kind("rose.host.learning:absorb", calls=6, retry=True),
+    "reflect": Kind("rose.host.learning:reflect", calls=9, writes=1),
+    "reflect-fork": Kind("rose.host.learning:reflect_fork", calls=6, writes=3),
+    "restore": Kind("rose.host.learning:restore", calls=3),
+    "reconcile": Kind("rose.loop.consolidate:reconcile_job", calls=12),
+    "compress": Kind("rose.loop.compress:compress_job", calls=12, writes=3),
+    "counterfactual": Kind("rose.loop.counterfactual:counterfactual_job", calls=12),
+    "merge": Kind("rose.loop.merge:merge_job", calls=12, writes=2),
 }
 
 #: A module whose own `KINDS` join these; only the tests set it.
 TEST_KINDS_ENV = "ROSE_TEST_JOB_KINDS"
 
-ACTIVE = ("queued", "running")
+ACTIVE = ("queued", "deferred", "running")
+WAITING = ("queued", "deferred")
 _ALARM_GRACE_S = 10  # a job outlives a runner that died by at most its deadline plus this
 _RECENT_S = 86400.0  # `rose jobs` shows what finished within a day
 
@@ -142,9 +167,12 @@ def submit(
 ) -> tuple[str, str]:
     """Queue a job and start a runner for it; returns (outcome, job id).
 
-    The outcome is "queued"; "duplicate" (the same kind and `key` is queued, running or
-    done: the id is that job's); or "dropped" (the queue is full; logged, no id). `key`
-    defaults to a hash of the payload. `spawn=False` only queues (tests, batches).
+    The outcome is "queued"; "deferred" (`jobs.queue_max` jobs already wait: it is kept on
+    disk and runs when the queue has room, in submission order); "duplicate" (the same kind
+    and `key` is queued, running or done: the id is that job's); or "coalesced" (work for
+    the same session already waits and now covers this too: `_coalesce`; the id is that
+    job's). `key` defaults to a hash of the payload. `spawn=False` only queues (tests,
+    batches, a job that waits for the model): its record says so in `reason`.
     """
     spec = kinds().get(kind)
     if spec is None:
@@ -156,23 +184,82 @@ def submit(
         for rec in records:
             if (rec.get("kind"), rec.get("key")) == (kind, key) and rec.get("state") != "failed":
                 return "duplicate", str(rec["id"])
-        waiting = sum(rec.get("state") == "queued" for rec in records)
+        joined = _coalesce(store_dir, records, kind, key, payload)
+        if joined:
+            return "coalesced", joined
+        waiting = sum(rec.get("state") in WAITING for rec in records)
+        job_id = _new_id(kind)
+        rec = _new_record(job_id, kind, key, spec)
         # queue_max >= 1, so the settings (pydantic, yaml) load only when something waits
         if waiting and waiting >= ledger.load_config(store_dir).jobs.queue_max:
-            reason = f"queue full: {waiting} jobs already wait (jobs.queue_max)"
-            append_event(
-                store_dir.events, "job", {"job": kind, "state": "dropped", "reason": reason}
-            )
-            job_id = ""
-        else:
-            job_id = _new_id(kind)
-            write_json(d / f"{job_id}.payload", payload)
-            ledger.save(d, _new_record(job_id, kind, key, spec))
+            rec.update(state="deferred", reason=DEFERRED)
+        elif not spawn:
+            rec["reason"] = UNSTARTED
+        write_json(d / f"{job_id}.payload", payload)
+        ledger.save(d, rec)
     if spawn and not _HELD:
-        # Also when the queue was full: jobs queued without a runner (one that waits for
-        # the model to answer again) must not keep every later job out for good.
         _spawn_runner(store_dir)
-    return ("queued", job_id) if job_id else ("dropped", "")
+    return ("deferred" if rec["state"] == "deferred" else "queued"), job_id
+
+
+#: Why a job waits beyond the queue, and why one waits with no runner started for it.
+DEFERRED = "the queue was full (jobs.queue_max): it runs when there is room"
+UNSTARTED = "waits for the next runner a hook starts (the model did not answer just now)"
+#: Kinds whose work for one session coalesces while it waits, and what each covers: a
+#: session end does everything an absorb does.
+_COVERS = {"absorb": ("absorb",), "session-end": ("session-end", "absorb"), "reflect": ("reflect",)}
+
+
+def _session_of(payload: Any) -> str:
+    if not isinstance(payload, dict):
+        return ""
+    return str(payload.get("session") or payload.get("session_id") or "")
+
+
+def _coalesce(store_dir: StoreDir, records: list[dict], kind: str, key: str, payload: Any) -> str:
+    """Fold this submission into work already waiting (queued or deferred, not running) for
+    the same session, under the ledger lock; the id it joined, or "" when none.
+
+    An absorb joins a waiting absorb or session end (which covers it); a session end takes
+    over a waiting absorb (its record becomes the session end's); a reflection joins a
+    waiting reflection, which then reads both stretches of the transcript."""
+    sid = _session_of(payload)
+    if not sid or kind not in _COVERS:
+        return ""
+    d = store_dir.jobs
+    for rec in records:
+        if rec.get("state") not in WAITING or _session_of(_payload(d, rec)) != sid:
+            continue
+        theirs = str(rec.get("kind"))
+        if theirs in _COVERS[kind]:  # ours does theirs' work too: theirs becomes ours
+            merged = _merged(kind, _payload(d, rec), payload) if theirs == kind else payload
+            write_json(d / f"{rec['id']}.payload", merged)
+            spec = kinds()[kind]
+            rec.update(
+                kind=kind, key=key, calls=[spec.calls, spec.writes], deadline_s=spec.deadline_s
+            )
+            ledger.save(d, rec)
+            return str(rec["id"])
+        if kind in _COVERS.get(theirs, ()):  # theirs does ours
+            return str(rec["id"])
+    return ""
+
+
+def _payload(d: Path, rec: dict) -> Any:
+    try:
+        return json.loads((d / f"{rec['id']}.payload").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _merged(kind: str, old: Any, new: Any) -> Any:
+    """Two waiting payloads of one kind for one session as one: the newer, and for a
+    reflection the stretch from the earlier start to the later end."""
+    if kind != "reflect" or not isinstance(old, dict):
+        return new
+    ends = [old.get("end"), new.get("end")]
+    end = None if None in ends else max(int(e) for e in ends)
+    return {**new, "start": min(int(old.get("start") or 0), int(new.get("start") or 0)), "end": end}
 
 
 def _new_record(job_id: str, kind: str, key: str, spec: Kind) -> dict:
@@ -183,7 +270,8 @@ def _new_record(job_id: str, kind: str, key: str, spec: Kind) -> dict:
         "state": "queued",
         "attempt": 1,
         "submitted": now_iso(),
-        "deadline_s": spec.deadline_s,  # None until a runner starts it: then jobs.deadline_s
+        "deadline_s": spec.deadline_s,  # None until a runner starts it: then from its calls
+        "calls": [spec.calls, spec.writes],
         "deadline": None,
         "started": None,
         "ended": None,
@@ -263,7 +351,7 @@ def run_here(store_dir: StoreDir) -> int:
                 module, _, name = spec.target.partition(":")
                 getattr(importlib.import_module(module), name)(JobContext(store_dir, rec, payload))
             except Exception as exc:
-                code, reason = 1, f"{type(exc).__name__}: {exc}"
+                code, reason = 1, f"{type(exc).__name__}: {str(exc)[:300]}"
             with ledger.locked(d):
                 ledger.finish(store_dir, rec, code, reason, [reason] if reason else [],
                               retry=bool(spec and spec.retry))  # fmt: skip
@@ -282,14 +370,55 @@ def jobs(store_dir: StoreDir, *, everything: bool = False) -> list[dict]:
     if not d.is_dir():
         return []
     with ledger.locked(d):
-        ledger.reap(store_dir, kinds())
+        again = ledger.reap(store_dir, kinds())
         records = ledger.records(d)
+    if again and not _HELD:  # a job its dead runner left: run it now, not at the next hook
+        _spawn_runner(store_dir)
     if not everything:
         recent = time.time() - _RECENT_S
         records = [
             r for r in records if r.get("state") != "done" or ledger.epoch(r.get("ended")) >= recent
         ]
     return records[::-1]
+
+
+def retry(store_dir: StoreDir, job_id: str = "") -> list[str]:
+    """Queue failed jobs again (those whose id starts with `job_id`; all when empty) with the
+    input they kept, and start a runner; the ids queued. Their attempt counts on."""
+    d = store_dir.jobs
+    if not d.is_dir():
+        return []
+    queued: list[str] = []
+    with ledger.locked(d):
+        for rec in ledger.records(d):
+            if rec.get("state") != "failed" or not str(rec["id"]).startswith(job_id):
+                continue
+            if not (d / f"{rec['id']}.payload").exists():
+                continue  # nothing kept to run it with
+            ledger.requeue(rec)
+            ledger.save(d, rec)
+            event = {"id": rec["id"], "job": rec.get("kind"), "state": "retry", "by": "hand"}
+            append_event(store_dir.events, "job", event)
+            queued.append(str(rec["id"]))
+    if queued and not _HELD:
+        _spawn_runner(store_dir)
+    return queued
+
+
+#: How many of the latest session ends `unlearnt` looks at.
+LAST_ENDS = 5
+
+
+def unlearnt(store_dir: StoreDir, records: list[dict] | None = None) -> list[dict]:
+    """The session ends among the last `LAST_ENDS` whose learning failed, newest first: each
+    its job id, the session (from its key) and the reason."""
+    records = jobs(store_dir, everything=True) if records is None else records
+    ends = [r for r in records if r.get("kind") == "session-end"][:LAST_ENDS]
+    return [
+        {"id": r["id"], "session": str(r.get("key", "")).rsplit(":", 1)[0], "reason": r["reason"]}
+        for r in ends
+        if r.get("state") == "failed"
+    ]
 
 
 def summary(store_dir: StoreDir) -> dict:
@@ -303,6 +432,7 @@ def summary(store_dir: StoreDir) -> dict:
             {"id": r["id"], "kind": r.get("kind"), "ended": r.get("ended"), "reason": r["reason"]}
             for r in failed
         ],
+        "unlearnt": unlearnt(store_dir, records),
     }
 
 
@@ -326,7 +456,15 @@ def _exec(store_dir: StoreDir, job_id: str) -> int:
         return 2
     payload = json.loads((d / f"{job_id}.payload").read_text(encoding="utf-8"))
     module, _, name = spec.target.partition(":")
-    getattr(importlib.import_module(module), name)(JobContext(store_dir, rec, payload))
+    try:
+        getattr(importlib.import_module(module), name)(JobContext(store_dir, rec, payload))
+    except Exception as exc:
+        import traceback
+
+        traceback.print_exc()  # into the job's log, redacted by the runner
+        detail = str(exc).splitlines()[0][:300] if str(exc) else ""
+        print(f"{ledger.FAILED}{type(exc).__name__}: {detail}", flush=True)
+        return 1
     return 0
 
 

@@ -121,8 +121,9 @@ def _nodes(store: Store, ids: Sequence[str]) -> list[Node]:
     return out
 
 
-def assess_units(store: Store, session_id: str, transcript: str, *, final: bool) -> int:
-    """Judge each complete unit of the session that has no episode yet; returns how many.
+def assess_units(store: Store, session_id: str, transcript: str, *, final: bool) -> dict[int, str]:
+    """Judge each complete unit of the session that has no episode yet; returns the units
+    whose judgement failed (turn → why), for the job to hold back and fail on.
 
     A unit judged a failure (or partial) descends from the compressed lessons it was served
     and notes a knowledge gap for a level-0 lesson it used (`rose.loop.descend`)."""
@@ -144,21 +145,24 @@ def assess_units(store: Store, session_id: str, transcript: str, *, final: bool)
     ]
     t = _read(store, transcript, session_id) if todo else None
     if t is None:
-        return 0
+        return {}
     steps = unit_steps(t, [(u.turn, u.prompt) for u in every])
     judge = for_store(store)
     budget = store.config.reflect.digest_tokens
+    failed: dict[int, str] = {}
     for u in todo:
         d = build(steps.get(u.turn, ()), host=t.host, version=t.version, budget_tokens=budget)
         if d.cited:
             sessions.append(root, session_id, "cite", turn=u.turn, ids=d.cited)
         served = _nodes(store, u.served)
         verdict = attribute.assess_unit(judge, prompt=u.prompt, digest=d.text, served=served)
+        if verdict.error:
+            failed[u.turn] = verdict.error
         attribute.record(root, session_id, u.turn, verdict)
         if verdict.outcome in ("failure", "partial"):
             used = [*verdict.used, *(i for i, said in u.reflected.items() if said)]
             _descend(store, judge, session_id, u, d.text, served, used)
-    return len(todo)
+    return failed
 
 
 def _descend(
@@ -230,14 +234,15 @@ def _restore(
         store.log("descend-failed", {"session": sid, "turn": turn, "error": str(exc)[:300]})
 
 
-def _absorb(store: Store, sid: str, *, final: bool) -> list:
-    """Absorb the session's units into episodes, then keep what descent restored during the
-    session and the episodes show rescued (`rose.loop.descend.keep_rescues`), and judge the
-    trial patches they served, dropping those that did not help (`rose.loop.trial`)."""
+def _absorb(store: Store, sid: str, *, final: bool, hold: Sequence[int] = ()) -> list:
+    """Absorb the session's units into episodes (but those of turns in `hold`, whose
+    judgement failed: a later run judges them first), then keep what descent restored during
+    the session and the episodes show rescued (`rose.loop.descend.keep_rescues`), and judge
+    the trial patches they served, dropping those that did not help (`rose.loop.trial`)."""
     from rose.errors import RoseError
     from rose.loop import descend, trial
 
-    written = store.absorb(sid, final=final)
+    written = store.absorb(sid, final=final, hold=hold)
     if written:
         descend.keep_rescues(store, sid, written)
         try:
@@ -274,9 +279,19 @@ def absorb(job: JobContext) -> None:
     final = bool(p.get("final"))
     sid = str(p["session"])
     with _one_at_a_time(store, sid):
-        assess_units(store, sid, str(p.get("transcript") or ""), final=final)
-        written = _absorb(store, sid, final=final)
+        failed = assess_units(store, sid, str(p.get("transcript") or ""), final=final)
+        written = _absorb(store, sid, final=final, hold=list(failed))
     heal(store, written)
+    if failed:
+        raise _judging_failed(failed)
+
+
+def _judging_failed(failed: dict[int, str]) -> Exception:
+    """The error a job fails with when units could not be judged (they wait, unabsorbed)."""
+    from rose.errors import LearningFailed
+
+    turns = ", ".join(str(t) for t in sorted(failed))
+    return LearningFailed(f"judging the work of prompt {turns}", next(iter(failed.values())))
 
 
 def _byte_range(path: str, start: int, end: int | None) -> tuple[int, int | None]:
@@ -376,6 +391,10 @@ def reflect_on(
                  list(unit.get("served") or []))  # fmt: skip
     if failed is not None:
         raise failed  # the job is marked failed, its log says why: nothing passes silently
+    if answer is None and found.error:
+        from rose.errors import LearningFailed
+
+        raise LearningFailed("reflecting on the session", found.error)  # it waits, unread
     return found
 
 
@@ -490,13 +509,16 @@ def session_end(job: JobContext) -> None:
     cwd = str(p.get("cwd") or "")
     failed: Exception | None = None
     with _one_at_a_time(store, sid):
-        assess_units(store, sid, transcript, final=True)
+        unjudged = assess_units(store, sid, transcript, final=True)
         try:
             _closing_reflection(store, sid, transcript, cwd)  # its verdicts reach the episode
         except Exception as exc:  # a reflection that fails must not keep the episodes out
             failed = exc
             store.log("reflect-failed", {"session": sid, "error": f"{type(exc).__name__}: {exc}"})
-        written = _absorb(store, sid, final=True)  # before pruning: nothing left unabsorbed
+        # before pruning: nothing left unabsorbed but what could not be judged
+        written = _absorb(store, sid, final=True, hold=list(unjudged))
+        if unjudged and failed is None:
+            failed = _judging_failed(unjudged)
     heal(store, written)
     _family_gists(store)
     data: dict[str, Any] = {
@@ -544,6 +566,15 @@ def _queue_follow_ups(job: JobContext, store: Store, sid: str, written: list[Epi
         submit(job.store_dir, "counterfactual", {"session": sid}, key=key, spawn=False)
 
 
+def _reflected(after: list[dict]) -> str:
+    """How the reflection a nudge started stands, from the session log after it: "done", or
+    "failed" (its model call failed), or "" (not yet reflected: pending, or it died)."""
+    said = [e for e in after if e["t"] == "reflected"]
+    if not said:
+        return ""
+    return "failed" if all(e.get("error") for e in said) else "done"
+
+
 def _closing_reflection(store: Store, sid: str, transcript: str, cwd: str) -> None:
     """Reflect over the transcript after the last reflection's end, once per session end
     (whatever `reflect.mode` says: `off` means nothing until the session ends). A resumed
@@ -551,14 +582,18 @@ def _closing_reflection(store: Store, sid: str, transcript: str, cwd: str) -> No
     root = str(store.primary.root)
     entries = sessions.read(root, sid)
     marks = [(i, e) for i, e in enumerate(entries) if e["t"] == "nudge"]
-    last_i, last = marks[-1] if marks else (-1, {})
-    unfinished = last.get("mode") == "session-end" and not any(
-        e["t"] == "reflected" for e in entries[last_i + 1 :]
-    )
-    if unfinished:
-        start = int(last.get("start") or 0)  # it died half way: again, from the same place
+    ends = [i for i, _ in marks[1:]] + [len(entries)] if marks else []
+    states = [_reflected(entries[i + 1 : end]) for (i, _), end in zip(marks, ends, strict=True)]
+    # a reflection whose model call failed left its stretch unread: read from there
+    failed = [
+        int(e.get("start") or 0) for (_, e), s in zip(marks, states, strict=True) if s == "failed"
+    ]
+    last = marks[-1][1] if marks else {}
+    if last.get("mode") == "session-end" and states[-1] != "done":
+        start = int(last.get("start") or 0)  # it died or failed half way: again, from there
+        start = min([start, *failed])
     else:
-        start = int(last.get("end") or 0)
+        start = failed[0] if failed else int(last.get("end") or 0)
         try:
             size = os.path.getsize(transcript) if transcript else 0
         except OSError:

@@ -37,6 +37,12 @@ def status(store: Store) -> dict[str, Any]:
         unreconciled = len(g.q("unreconciled"))
         problems = [{"path": p.path, "reason": p.reason} for p in health.problems(store, g)]
         problems += never_served(g, store.config.recall.max_pack_tokens)
+    ledger = jobs_summary(store.primary)
+    problems += [
+        {"path": f"jobs/{u['id']}", "reason": f"learning from session {u['session']} failed: "
+         f"{u['reason']} (`rose jobs --retry`)"}
+        for u in ledger["unlearnt"]
+    ]  # fmt: skip
     by_level: dict[str, int] = {}
     by_status: dict[str, int] = {}
     for r in levels:
@@ -93,7 +99,7 @@ def status(store: Store) -> dict[str, Any]:
                 for p in store.config.problems
             ],
         },
-        "jobs": jobs_summary(store.primary),
+        "jobs": ledger,
         "kept": kept_clis(),
         "recall_servers": recall_servers(),
         "graph_server": graph_server(store.graph_path),

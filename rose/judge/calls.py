@@ -34,7 +34,7 @@ from typing import Any
 import jinja2
 from pydantic import BaseModel, ValidationError
 
-from rose.errors import AnswerInvalid, RoseError
+from rose.errors import AnswerInvalid, BackendFailed, BackendTimeout, RoseError
 from rose.frame import closed
 from rose.judge import models as m
 from rose.judge.cache import JudgeCache, cache_key, canonical, digest
@@ -257,8 +257,18 @@ def render(name: str, context: BaseModel | Mapping[str, Any], *, source: str | N
     return template.render({field: getattr(ctx, field) for field in type(ctx).model_fields})
 
 
+#: The calls that write lessons out (a reflection, a compression, a merge): a real model
+#: writes for longer than it judges, so they get `calls.write_s`.
+WRITING = frozenset({"reflect", "compress", "merge"})
+
+
 class Judge:
-    """Asks the semantic calls of one backend, through the cache, logging every judgement."""
+    """Asks the semantic calls of one backend, through the cache, logging every judgement.
+
+    `timeout_s` bounds each call, `write_s` each call that writes lessons (`WRITING`; by
+    default `timeout_s`). A call that timed out or failed (`BackendTimeout`, `BackendFailed`:
+    a busy model, a dropped connection) is asked again up to `retries` times, after
+    `backoff_s`, doubled each time; one the backend cannot run at all is not."""
 
     def __init__(
         self,
@@ -268,6 +278,9 @@ class Judge:
         events_path: Path | None,
         model_name: str = "",
         timeout_s: float = 20,
+        write_s: float | None = None,
+        retries: int = 0,
+        backoff_s: float = 0.0,
         templates: Mapping[str, str] | None = None,
     ):
         self.backend = backend
@@ -275,6 +288,9 @@ class Judge:
         self.events_path = events_path
         self.model_name = model_name or getattr(backend, "name", "")
         self.timeout_s = timeout_s
+        self.write_s = write_s if write_s is not None else timeout_s
+        self.retries = retries
+        self.backoff_s = backoff_s
         self.templates = dict(templates or {})
         self.asked = 0  # judgements that reached the backend
         self.hits = 0  # judgements answered from the cache
@@ -318,16 +334,33 @@ class Judge:
         prompt = render(name, ctx, source=source)
         with self._counting:
             self.asked += 1
-        try:
-            reply = self.backend.complete(name, prompt, schema_of(name), timeout_s=self.timeout_s)
-            answer = validate_answer(spec, ctx, reply)
-        except RoseError as exc:
-            self._log(name, template_hash, started, cached=False, error=type(exc).__name__)
-            raise
-        if use_cache and self.cache is not None:
-            self.cache.put(key, name, answer.model_dump(mode="json"))
-        self._log(name, template_hash, started, cached=False, reply=reply)
-        return answer
+        attempt = 0
+        while True:
+            try:
+                reply = self.backend.complete(
+                    name, prompt, schema_of(name), timeout_s=self.deadline(name)
+                )
+                answer = validate_answer(spec, ctx, reply)
+            except (BackendTimeout, BackendFailed) as exc:
+                again = attempt < self.retries
+                self._log(name, template_hash, started, cached=False,
+                          error=type(exc).__name__, retry=again)  # fmt: skip
+                if not again:
+                    raise
+                time.sleep(self.backoff_s * 2**attempt)
+                attempt, started = attempt + 1, time.perf_counter()
+                continue
+            except RoseError as exc:
+                self._log(name, template_hash, started, cached=False, error=type(exc).__name__)
+                raise
+            if use_cache and self.cache is not None:
+                self.cache.put(key, name, answer.model_dump(mode="json"))
+            self._log(name, template_hash, started, cached=False, reply=reply)
+            return answer
+
+    def deadline(self, name: str) -> float:
+        """Seconds call `name` may take."""
+        return self.write_s if name in WRITING else self.timeout_s
 
     def prewarm(self, name: str, n: int = 1) -> int:
         """Let the backend get ready for `n` questions of call `name` still to come, where it
@@ -368,6 +401,7 @@ class Judge:
         cached: bool,
         reply: BackendAnswer | None = None,
         error: str = "",
+        retry: bool = False,
     ) -> None:
         if self.events_path is None:
             return
@@ -383,6 +417,8 @@ class Judge:
         }
         if error:
             data["error"] = error
+        if retry:
+            data["retry"] = True  # asked again: not (yet) a failed judgement
         append_event(self.events_path, "judge", data)
 
 
@@ -447,17 +483,29 @@ def unknown_ids(spec: Call, ctx: BaseModel, answer: BaseModel) -> list[str]:
 
 
 def for_store(
-    store: Any, *, agent: str | None = None, backend: Backend | None = None, timeout_s: float = 20
+    store: Any,
+    *,
+    agent: str | None = None,
+    backend: Backend | None = None,
+    timeout_s: float | None = None,
 ) -> Judge:
-    """A judge for `store`: its configured backend (or `agent`), its cache and its event log."""
+    """A judge for `store`: its configured backend (or `agent`), its cache and its event log.
+
+    Paced for background work by the store's `calls.*` settings; `timeout_s` given (the
+    prompt's path) bounds every call by it instead, with no retry."""
     if backend is None:
         from rose.model.registry import make_backend
 
         backend = make_backend(agent or store.config.agent, model=store.config.model or None)
+    pace = store.config.calls
+    tight = timeout_s is not None
     return Judge(
         backend,
         cache_path=store.primary.judge_cache,
         events_path=store.primary.events,
         model_name=store.config.model or getattr(backend, "name", ""),
-        timeout_s=timeout_s,
+        timeout_s=timeout_s if timeout_s is not None else pace.judge_s,
+        write_s=timeout_s if timeout_s is not None else pace.write_s,
+        retries=0 if tight else pace.retries,
+        backoff_s=pace.backoff_s,
     )

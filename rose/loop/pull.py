@@ -39,7 +39,7 @@ SESSION_ENV = "ROSE_SESSION_ID"
 MAX_LISTED = 200
 
 
-def recall_text(store: Store, query: str, *, deadline_s: float = 15.0) -> str:
+def recall_text(store: Store, query: str, *, deadline_s: float | None = None) -> str:
     """The lessons recall chooses for `query`, as the injected block shows them."""
     from rose.loop.recall import recall
 

@@ -241,10 +241,13 @@ def _read_in(store: Store, g: Any, res: RecallResult, ids: list[str]) -> None:
 
 
 def recall(
-    store: Store, prompt: str, *, judge: Any = None, deadline_s: float = 20.0
+    store: Store, prompt: str, *, judge: Any = None, deadline_s: float | None = None
 ) -> RecallResult:
-    """The lessons to inject for `prompt`, and how they were chosen."""
+    """The lessons to inject for `prompt`, and how they were chosen, within `deadline_s`
+    (default: the store's `calls.prompt_s`)."""
     started = time.monotonic()
+    if deadline_s is None:
+        deadline_s = store.config.calls.prompt_s
     view = store.view()
     res = RecallResult(view=view)
     budget = store.config.recall.max_pack_tokens
@@ -451,9 +454,5 @@ def recall_for_hook(
 
     store = Store.open(Path(cwd) if cwd else None)
     store.lock_timeout_s = store.config.graph.hook_lock_timeout_s
-    res = recall(store, prompt, deadline_s=_HOOK_DEADLINE_S)
+    res = recall(store, prompt)  # `calls.prompt_s`, inside the hook's own 30 s (hooks.json)
     return res.view, res.chosen, res.note, res.selection()
-
-
-# The prompt hook's own timeout is 30 s (hooks/hooks.json); recall must finish well inside it.
-_HOOK_DEADLINE_S = 15.0

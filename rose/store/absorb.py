@@ -22,7 +22,7 @@ counts nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -237,8 +237,15 @@ def episode(session_id: str, u: Unit) -> Episode:
 
 
 def episodes(
-    store_root: str, session_id: str, *, final: bool, resolve: Resolve | None = None
+    store_root: str,
+    session_id: str,
+    *,
+    final: bool,
+    resolve: Resolve | None = None,
+    hold: Collection[int] = (),
 ) -> list[Episode]:
-    """The episodes the session's complete units make (written or not yet)."""
+    """The episodes the session's complete units make (written or not yet), but for the
+    turns in `hold` (their judgement failed: a later run judges them first)."""
     entries = sessions.read(store_root, session_id)
-    return [episode(session_id, u) for u in units(entries, final=final, resolve=resolve)]
+    done = units(entries, final=final, resolve=resolve)
+    return [episode(session_id, u) for u in done if u.turn not in hold]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -547,18 +547,20 @@ class Store:
             self, session_id, used, unused, load_bearing=load_bearing, turn=turn, source=source
         )
 
-    def absorb(self, session_id: str, *, final: bool) -> list[Episode]:
+    def absorb(self, session_id: str, *, final: bool, hold: Collection[int] = ()) -> list[Episode]:
         """Fold a session's scratch log into episodes, one per complete unit of work.
 
         Without `final` the unit still open (the latest prompt) waits for a later call;
-        with it (the session ended) every unit is absorbed. Idempotent: a unit already
-        absorbed is not written again.
+        with it (the session ended) every unit is absorbed, but those of turns in `hold`.
+        Idempotent: a unit already absorbed is not written again.
         """
         from rose.store import absorb
 
         # An agent cites the block's short ids: the ids are listed only when one is short.
         every = absorb.resolver(lambda: [r["id"] for r in self.read("lesson_id_list")])
-        eps = absorb.episodes(str(self.primary.root), session_id, final=final, resolve=every)
+        eps = absorb.episodes(
+            str(self.primary.root), session_id, final=final, resolve=every, hold=hold
+        )
         return self.save_episodes(eps)
 
     # -- the recall view -------------------------------------------------------------------
