@@ -20,6 +20,7 @@ from rose.graph.engine import (
     is_lock,
     live_holder,
 )
+from rose.graph.synced import forget
 
 _SIDE_FILES = (".wal", ".shadow")
 
@@ -40,6 +41,35 @@ def _remove(p: Path) -> None:
         shutil.rmtree(p, ignore_errors=True)
     else:
         p.unlink(missing_ok=True)
+
+
+def drop_orphans(path: Path) -> bool:
+    """Remove the log and shadow file of a database whose file is gone or empty (deleted or
+    truncated to nothing by hand): the engine would replay that log into a new, empty file,
+    which fails (or, for a log holding only the latest writes, builds half a graph). Whether
+    any were removed; none while another live process holds the database."""
+    from rose.graph import server
+
+    def empty() -> bool:
+        try:
+            return os.stat(path).st_size == 0
+        except FileNotFoundError:
+            return not os.path.lexists(path)  # a dangling link is no one's to clean
+        except OSError:
+            return False
+
+    if not (empty() and any(os.path.lexists(p) for p in _with_sides(path)[1:])):
+        return False
+    try:
+        server.stop(path)  # a server still holding the deleted file lets go of it first
+        with _healing(path):
+            if not empty() or live_holder(path) is not None:
+                return False
+            for side in _with_sides(path)[1:]:
+                _remove(side)
+    except OSError:  # a folder it cannot write: the open says so
+        return False
+    return True
 
 
 # -- healing: a damaged database is moved aside; the files rebuild it ---------------------------
@@ -75,6 +105,7 @@ def set_aside(path: Path, engine: str, damage: GraphDamaged) -> Path | None:
         for note, _, _ in dead_notes(path):
             note.unlink(missing_ok=True)
         holder_file(path).unlink(missing_ok=True)
+        forget(path)  # what the record says of the database went with it: not "missing" next
         _prune_damaged(path)
         return target
 

@@ -562,6 +562,7 @@ def _opening(path: Path) -> Iterator[None]:
 # Deleting a database and moving a damaged one aside live in `_heal`, and what a process that
 # died with the database left behind in `_notes`: named here for callers.
 from rose.graph._heal import KEEP_DAMAGED as KEEP_DAMAGED  # noqa: E402
+from rose.graph._heal import drop_orphans as drop_orphans  # noqa: E402
 from rose.graph._heal import remove_database as remove_database  # noqa: E402
 from rose.graph._heal import set_aside as set_aside  # noqa: E402
 from rose.graph._notes import crash_note as crash_note  # noqa: E402

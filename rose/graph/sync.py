@@ -32,7 +32,7 @@ from rose.graph.rows import (
 from rose.models import Correction, Episode, Node
 from rose.store import scan as store_scan
 from rose.store.layout import StoreDir
-from rose.store.nodefile import read_node, read_record
+from rose.store.nodefile import read_lesson, read_record
 from rose.store.scan import FileState, Survey
 
 # What was observed, folded from episodes into lessons and claims: after every link.
@@ -72,6 +72,10 @@ class SyncReport:
     #: links, status and the lesson ids all as they were, no episode moved), else None: the
     #: recall view that renders lessons re-renders only these (`rose.store.view.patched`).
     edited: list[str] | None = None
+    #: Whether the sync found a database no sync had written (new, or rebuilt from nothing).
+    new_database: bool = False
+    #: The lesson files this sync read with a byte that is not UTF-8: the first one's offset.
+    bad_bytes: dict[str, int] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -142,21 +146,29 @@ def fingerprint(survey: Survey, broken: list[str]) -> str:
     return h.hexdigest()
 
 
-def _parse(changed: list[FileState], claimed_by: Callable[[list[str]], dict[str, str]]):
+def _parse(
+    changed: list[FileState],
+    claimed_by: Callable[[list[str]], dict[str, str]],
+    bad_bytes: dict[str, int],
+):
     """Parse changed files; an id already held by another file is an error for the newcomer.
 
     `claimed_by(ids)` says which unchanged file holds each of `ids` (by id), if any. Returns
     the lessons, the episodes and the corrections (`rose.graph._corrections`) read, each with
-    its file's state, and what each file holds (or why it could not be read).
+    its file's state, and what each file holds (or why it could not be read). A lesson file
+    read with a byte that is not UTF-8 goes into `bad_bytes` with its offset.
     """
     parsed: list[tuple[FileState, Node | Episode | Correction | None, str]] = []
     for st in changed:
         try:
-            item: Node | Episode | Correction | None = (
-                read_node(Path(st.path), st.scope)
-                if st.kind == "node"
-                else read_record(Path(st.path))
-            )
+            item: Node | Episode | Correction | None
+            if st.kind == "node":
+                read = read_lesson(Path(st.path), st.scope)
+                item = read.node
+                if read.bad_byte is not None:
+                    bad_bytes[st.path] = read.bad_byte
+            else:
+                item = read_record(Path(st.path))
         except LessonFileError as exc:
             parsed.append((st, None, exc.reason))
             continue
@@ -256,6 +268,7 @@ def sync(
         full=full, read=len(changed), removed=len(removed), survey=current, fingerprint=print_
     )
     report.before = meta.get("files") or ""
+    report.new_database = "files" not in meta
     if not (full or changed or removed):
         report.errors = sorted(old_errors)
         _record(g, print_, report.errors)
@@ -263,7 +276,7 @@ def sync(
         report.seconds = time.monotonic() - t0
         return report
 
-    nodes, episodes, corrections, results = _parse(changed, claimed_by)
+    nodes, episodes, corrections, results = _parse(changed, claimed_by, report.bad_bytes)
     old = [known_rows[p] for p in stale if p in known_rows and known_rows[p]["item"]]
     episodes, old = _corrected(g, current, episodes, corrections, old, full)
     episode_ids = {r["item"] for r in old if r["kind"] == "episode"} | {e.id for e, _ in episodes}

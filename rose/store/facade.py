@@ -190,6 +190,7 @@ class Store:
         """
         path = self.graph_path
         outdated, first, healed = False, None, None
+        lost = _damage.lost(self)  # deleted or emptied by hand: said once rebuilt
         while True:
             stack = ExitStack()
             try:
@@ -202,6 +203,9 @@ class Store:
                     return (*unwritable.read_graph(self, exc, known, deadline), None)
                 journal.replay(self.primary.root)  # a write that died half way: finish it
                 self.last_sync = sync(g, self.dirs, full=full, known=known)
+                if lost and self.last_sync.new_database and not (first or outdated):
+                    _damage.rebuilt_lost(self, lost)
+                _damage.bad_bytes(self)
                 return stack, g, healed
             except SchemaOutdated:
                 stack.close()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -97,12 +98,30 @@ def parse_node(text: str, path: Path, scope: str) -> Node:
     return node
 
 
+@dataclass(frozen=True)
+class LessonRead:
+    node: Node
+    #: The offset of the file's first byte that is not UTF-8, or None when every byte is.
+    bad_byte: int | None = None
+
+
 def read_node(path: Path, scope: str) -> Node:
+    return read_lesson(path, scope).node
+
+
+def read_lesson(path: Path, scope: str) -> LessonRead:
+    """The lesson in a file. A byte that is not UTF-8 (a stray Latin-1 character, a bad
+    copy) is read as U+FFFD and its offset kept for a warning, so one byte does not keep a
+    whole lesson from being served; the file is left as it is. Anything else is strict."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
         raise LessonFileError(path, f"unreadable: {exc}") from None
-    return parse_node(text, path, scope)
+    try:
+        return LessonRead(parse_node(raw.decode("utf-8"), path, scope))
+    except UnicodeDecodeError as exc:
+        bad = exc.start
+    return LessonRead(parse_node(raw.decode("utf-8", errors="replace"), path, scope), bad)
 
 
 def dump_episode(ep: Episode) -> dict:
