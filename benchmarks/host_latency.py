@@ -1,12 +1,15 @@
 """What ROSE's prompt hook adds to the real Claude Code CLI's round trip, the model-decided
 path included.
 
-    python benchmarks/host_latency.py [--claude PATH] [--runs 5] [--sizes 0,1000] [--json]
+    python benchmarks/host_latency.py [--claude PATH] [--runs 5] [--sizes 0,1000]
+                                      [--pace 2,50] [--json]
 
 Runs `claude -p` offline: every request the CLI makes, and every judge call ROSE's `claude`
 backend makes through it (`claude -p --json-schema`), goes to the loopback server
-(`rose.sim.loopback`), which plays the simulated world's agent and model and answers in
-about a millisecond. One temporary HOME; one project per configuration:
+(`rose.sim.loopback`), which plays the simulated world's agent and model. The judge answers
+at a real model's pace (`--pace FIRST_TOKEN_S,TOKENS_PER_S`, default 2 s then 50 tokens a
+second: `rose.sim.loopback.REALISTIC`; `--pace 0,0` answers at once). One temporary HOME;
+one project per configuration:
 
 - **bare**: ROSE not installed; the CLI's own round trip.
 - **view**: ROSE installed (`rose install --scope project`), the world's lessons in a budget
@@ -23,9 +26,11 @@ Each round runs one task of the world in every configuration, in a rotating orde
 waits for ROSE's detached jobs (the session-end job) before the next. Per run: the CLI's
 wall time (spawn to exit), and by the CLI's own clock the prompt hook's time (the prompt's
 record to the hook's status line) and the time to the model's first reply; the relevance
-calls recall made (ROSE's judge events). The report gives medians, and what each
-configuration adds to bare's time to the first reply; the target is that the
-model-decided path adds at most about one second (a miss is reported, never an error).
+calls recall made (ROSE's judge events), and how many of them answered within their
+deadline (`calls.prompt_s`) rather than timing out. The report gives medians, what each
+configuration adds to bare's time to the first reply, and the share of relevance
+judgements that arrived in time; the target is that the model-decided path adds at most
+about one second beyond the model's own answer time (a miss is reported, never an error).
 
 The CLI is `--claude`, else $ROSE_E2E_CLAUDE, else a local install under /tmp/cc332, else
 `claude` on PATH. Without one, the script says how to install it and exits 2.
@@ -50,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _synth_world import generate  # noqa: E402
 
 from rose.sim import World, hosts  # noqa: E402
+from rose.sim.loopback import REALISTIC  # noqa: E402
 from rose.sim.markers import strip  # noqa: E402
 
 TARGET_ADDED_MS = 1000.0  # the model-decided path, over the bare CLI's time to first reply
@@ -77,8 +83,8 @@ def find_claude(given: str | None) -> str | None:
 class Host:
     """The HOME, the loopback server and the environment every `claude` and `rose` run gets."""
 
-    def __init__(self, root: Path, claude: str):
-        self.root, self.claude = root, claude
+    def __init__(self, root: Path, claude: str, pace: tuple[float, float] = REALISTIC):
+        self.root, self.claude, self.pace = root, claude, pace
         self.home = root / "home"
         (self.home / "tmp").mkdir(parents=True)
         bin_dirs = [Path(claude).parent, Path(sys.executable).parent, "/usr/local/bin", "/usr/bin"]
@@ -92,7 +98,9 @@ class Host:
         if os.environ.get("ROSE_GRAPH_ENGINE"):
             base["ROSE_GRAPH_ENGINE"] = os.environ["ROSE_GRAPH_ENGINE"]
         self.log = root / "requests.jsonl"
-        self.server = hosts.Server(self.log, root / "loopback.out", base, seed=SEED, size="default")
+        self.server = hosts.Server(
+            self.log, root / "loopback.out", base, seed=SEED, size="default", pace=pace
+        )
         self.env = {
             **base,
             **hosts.claude_env(self.server.port),
@@ -228,10 +236,11 @@ def run(host: Host, configs: list[Config], world: World, runs: int) -> None:
             before = len(c.judge_events())
             row = host.session(c.project, prompt)
             if c.installed:
-                hosts.settle(c.project, timeout=300)
-            row["recall_calls"] = sum(
-                1 for e in c.judge_events()[before:] if e.get("call") == "relevance"
-            )
+                hosts.settle(c.project, timeout=600)
+            asked = [e for e in c.judge_events()[before:] if e.get("call") == "relevance"]
+            row["recall_calls"] = len(asked)
+            row["in_time"] = sum(1 for e in asked if not e.get("error") and not e.get("cached"))
+            row["late"] = sum(1 for e in asked if e.get("error") == "BackendTimeout")
             if r >= WARMUP:
                 c.runs.append(row)
 
@@ -255,17 +264,20 @@ def summarise(configs: list[Config]) -> dict[str, Any]:
             "reply_ms": reply,
             "added_ms": added,
             "recall_calls": _median(c.runs, "recall_calls"),
+            "relevance_in_time": sum(r.get("in_time", 0) for r in c.runs),
+            "relevance_late": sum(r.get("late", 0) for r in c.runs),
+            "relevance_asked": sum(r.get("recall_calls", 0) for r in c.runs),
             "runs": c.runs,
         }
     return out
 
 
-def render(result: dict[str, Any], claude: str, version: str) -> str:
+def render(result: dict[str, Any], claude: str, version: str, pace: tuple[float, float]) -> str:
     lines = [
-        f"host latency · {version} ({claude}) · loopback model · medians of "
-        f"{len(next(iter(result.values()))['runs'])} runs each",
+        f"host latency · {version} ({claude}) · loopback judge at {pace[0]:g} s + "
+        f"{pace[1]:g} tokens/s · medians of {len(next(iter(result.values()))['runs'])} runs each",
         "",
-        f"{'config':<12} {'lessons':>8} {'apexes':>7} {'calls':>6} {'start ms':>9} "
+        f"{'config':<12} {'lessons':>8} {'apexes':>7} {'calls':>6} {'in time':>8} {'start ms':>9} "
         f"{'hook ms':>8} {'to reply ms':>12} {'added ms':>9} {'CLI wall ms':>12}  target",
     ]
     for name, r in result.items():
@@ -275,8 +287,10 @@ def render(result: dict[str, Any], claude: str, version: str) -> str:
         if name.startswith("model") and added is not None:
             met = added <= TARGET_ADDED_MS
             target = f"≤ {TARGET_ADDED_MS:,.0f} ms added: {'met' if met else 'MISSED'}"
+        asked = r["relevance_asked"]
+        in_time = f"{r['relevance_in_time']}/{asked}" if asked else "—"
         lines.append(
-            f"{name:<12} {lessons!s:>8} {apexes!s:>7} {_fmt(r['recall_calls']):>6} "
+            f"{name:<12} {lessons!s:>8} {apexes!s:>7} {_fmt(r['recall_calls']):>6} {in_time:>8} "
             f"{_fmt(r['start_ms']):>9} {_fmt(r['hook_ms']):>8} "
             f"{_fmt(r['reply_ms']):>12} {_fmt(added):>9} {_fmt(r['wall_ms']):>12}  {target}"
         )
@@ -284,7 +298,8 @@ def render(result: dict[str, Any], claude: str, version: str) -> str:
     lines.append(
         "start: the session's first record to the prompt's (SessionStart hooks, MCP servers "
         "connecting); hook: the prompt's record to the prompt hook's status line; to reply: "
-        "to the model's first reply (all by the CLI's clock); added: over bare's to reply"
+        "to the model's first reply (all by the CLI's clock); added: over bare's to reply; "
+        "in time: relevance judgements answered within their deadline, of those asked"
     )
     return "\n".join(lines)
 
@@ -300,7 +315,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="0,1000", help="store sizes of the model-decided runs")
     ap.add_argument("--json", action="store_true", help="print the figures only, as JSON")
     ap.add_argument("--keep", default=None, help="keep the homes and projects in this folder")
+    ap.add_argument(
+        "--pace",
+        default=",".join(f"{x:g}" for x in REALISTIC),
+        help="the judge's pace: seconds to its first token, tokens a second (0,0: at once)",
+    )
     args = ap.parse_args(argv)
+    first, per_s = (float(x) for x in args.pace.split(","))
     claude = find_claude(args.claude)
     if claude is None:
         where = args.claude or "--claude, $ROSE_E2E_CLAUDE, /tmp/cc332 or PATH"
@@ -311,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     world = World.generate(SEED)
     root = Path(args.keep or tempfile.mkdtemp(prefix="rose-host-latency-"))
     root.mkdir(parents=True, exist_ok=True)
-    host = Host(root, claude)
+    host = Host(root, claude, (first, per_s))
     try:
         configs = configs_for(root, sizes)
         _say(f"setting up {len(configs)} configurations under {root}")
@@ -322,9 +343,10 @@ def main(argv: list[str] | None = None) -> int:
         host.server.close()
     result = summarise(configs)
     if args.json:
-        print(json.dumps({"claude": version, "configs": result}, indent=1))
+        pace = {"first_token_s": first, "tokens_per_s": per_s}
+        print(json.dumps({"claude": version, "pace": pace, "configs": result}, indent=1))
     else:
-        print(render(result, claude, version))
+        print(render(result, claude, version, (first, per_s)))
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -248,7 +248,8 @@ def run(claude: str, rose_cmd: list[str], workdir: Path, timeout: float) -> dict
                 for e in events
                 if e.get("kind") == "session-end"
             ],
-            "errors": [e for e in _events(store) if e.get("kind") == "error"],
+            # what a hook logged as its own failure (a job's failure names its job instead)
+            "errors": [e for e in _events(store) if e.get("kind") == "error" and "hook" in e],
         }
         report["system_message"] = {
             "in_stdout": "ROSE ·" in cp.stdout,

@@ -81,6 +81,7 @@ class Rig(LoopbackRig):
         result = json.loads(cp.stdout.strip().splitlines()[-1])
         result["requests"] = read_jsonl(self.log)[before:]
         result["transcript"] = self.transcript(str(result.get("session_id") or ""))
+        self.ended = str(result.get("session_id") or "")  # its SessionEnd hook queues a job
         return result
 
     def transcript(self, session: str) -> list[dict[str, Any]]:

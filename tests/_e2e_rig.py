@@ -17,6 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from rose.sim.hosts import Server, read_jsonl, settle
+from rose.sim.loopback import REALISTIC
+
+#: The judge's pace in the end-to-end tests: a real model's, never a millisecond's
+#: (`ROSE_E2E_PACE=first_token,tokens_per_s` sets another; `0,0` answers at once).
+PACE: tuple[float, float] = tuple(  # type: ignore[assignment]
+    float(x) for x in os.environ.get("ROSE_E2E_PACE", ",".join(map(str, REALISTIC))).split(",")
+)
+#: How long `settle` waits for a session's learning at that pace: a session end makes a
+#: dozen judge calls of a few seconds each, one after another.
+SETTLE_S = 300.0
 
 __all__ = ["LoopbackRig", "agent_posts", "body_text", "played", "read_jsonl", "unaided_task"]
 
@@ -27,13 +37,22 @@ class LoopbackRig:
     `cli` is the host's binary: its folder goes first on PATH, since ROSE's backend for that
     host runs it by name from there."""
 
-    def __init__(self, root: Path, cli: str, *, seed: int = 0, size: str = "small"):
+    def __init__(
+        self,
+        root: Path,
+        cli: str,
+        *,
+        seed: int = 0,
+        size: str = "small",
+        pace: tuple[float, float] = PACE,
+    ):
         self.home, self.project, self.log = root / "home", root / "project", root / "requests.jsonl"
         for folder in (self.home / "tmp", self.project):
             folder.mkdir(parents=True, exist_ok=True)
         self.server = Server(
-            self.log, root / "loopback.out", self._base_env(), seed=seed, size=size
+            self.log, root / "loopback.out", self._base_env(), seed=seed, size=size, pace=pace
         )
+        self.ended = ""  # the session whose end's job `settle` waits to see first
         self.port = self.server.port
         base = self._base_env()
         base["PATH"] = os.pathsep.join([str(Path(cli).parent), base["PATH"]])
@@ -65,9 +84,11 @@ class LoopbackRig:
         assert cp.returncode == 0, f"rose {' '.join(args)}: {cp.stderr or cp.stdout}"
         return cp
 
-    def settle(self, timeout: float = 90) -> None:
-        """Wait until ROSE's detached jobs are done (none queued or running)."""
-        settle(self.project, timeout)
+    def settle(self, timeout: float = SETTLE_S) -> None:
+        """Wait until ROSE's detached jobs are done (none waiting or running), after the last
+        session's end (a host whose session end submits a job says which: `ended`)."""
+        settle(self.project, timeout, ended=self.ended)
+        self.ended = ""
 
     def requests(self) -> list[dict[str, Any]]:
         return read_jsonl(self.log)

@@ -31,6 +31,8 @@ def _config(bench, name: str, size: int | None, replies: list[float], calls: int
             "hook_ms": r - 80,
             "reply_ms": r,
             "recall_calls": calls,
+            "in_time": max(0, calls - 1),  # one question of each run ran out of time
+            "late": min(1, calls),
         }
         for r in replies
     ]
@@ -52,9 +54,13 @@ def test_added_time_is_over_bare_and_the_target_judges_model_rows_only(bench):
     assert result["model 0"]["added_ms"] == 1500
     lines = {
         ln.split()[0] + " " + ln.split()[1]: ln
-        for ln in bench.render(result, "c", "v").splitlines()
+        for ln in bench.render(result, "c", "v", (2.0, 50.0)).splitlines()
         if ln.strip()
     }
+    assert result["model 0"]["relevance_in_time"] == 6 and result["model 0"]["relevance_late"] == 3
+    assert " 6/9 " in lines["model 0"] and "2 s + 50 tokens/s" in bench.render(
+        result, "c", "v", (2.0, 50.0)
+    )
     assert lines["model 1q"].endswith("met")
     assert lines["model 0"].endswith("MISSED")
     assert "met" not in lines["view 0"] and "MISSED" not in lines["view 0"]

@@ -42,7 +42,8 @@ def test_layering_and_env_override(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ("- a list\n", "mapping"),
     ],
 )
-def test_bad_config_names_the_problem(tmp_path: Path, text: str, needle: str):
+def test_bad_config_names_the_problem(tmp_path: Path, text: str, needle: str, monkeypatch):
+    monkeypatch.delenv("ROSE_CALLS_BACKOFF_S")  # the suite's own setting, not a default
     p = tmp_path / "config.yaml"
     p.write_text(text)
     cfg = config.load([p])

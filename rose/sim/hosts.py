@@ -47,11 +47,13 @@ class Server:
         size: str = "small",
         idle_s: float = 300,
         wait_s: float = 30,
+        pace: tuple[float, float] = (0.0, 0.0),
     ):
         self._out = out.open("w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "rose.sim.loopback", "--log", str(log), "--seed", str(seed),
-             "--size", size, "--idle", str(idle_s), "--parent", str(os.getpid())],
+             "--size", size, "--idle", str(idle_s), "--parent", str(os.getpid()),
+             "--first-token", str(pace[0]), "--tokens-per-s", str(pace[1])],
             stdout=self._out, stderr=subprocess.STDOUT, env=env,
         )  # fmt: skip
         deadline = time.monotonic() + wait_s
@@ -82,23 +84,32 @@ def claude_env(port: int) -> dict[str, str]:
     }
 
 
-def settle(project: Path, timeout: float = 90) -> None:
-    """Wait until the store's detached jobs are done (none queued or running); raises
-    TimeoutError naming their states when they are not within `timeout` seconds."""
+def settle(project: Path, timeout: float = 90, *, ended: str = "") -> None:
+    """Wait until the store's detached jobs are done (none queued, deferred or running);
+    with `ended`, first until that session's session-end job is on the ledger (its hook
+    may submit it as the CLI exits). Raises TimeoutError naming what it waited for when
+    that does not happen within `timeout` seconds."""
     jobs = project / ".rose" / "jobs"
     deadline = time.monotonic() + timeout
-    time.sleep(0.3)  # a SessionEnd hook's job is submitted as the CLI exits
     while True:
-        states = []
+        records = []
         for path in jobs.glob("*.json"):
             try:
-                states.append(json.loads(path.read_text()).get("state"))
+                records.append(json.loads(path.read_text()))
             except (OSError, ValueError):
-                states.append("being written")
-        if not any(s in ("queued", "running", "being written") for s in states):
+                records.append({"state": "being written"})
+        states = [r.get("state") for r in records]
+        seen = not ended or any(
+            r.get("kind") == "session-end" and str(r.get("key", "")).startswith(f"{ended}:")
+            for r in records
+        )
+        if seen and not any(
+            s in ("queued", "deferred", "running", "being written") for s in states
+        ):
             return
         if time.monotonic() > deadline:
-            raise TimeoutError(f"ROSE's jobs did not finish in {timeout:g} s: {states}")
+            what = states if seen else f"no session-end job for {ended} yet"
+            raise TimeoutError(f"ROSE's jobs did not finish in {timeout:g} s: {what}")
         time.sleep(0.2)
 
 

@@ -14,10 +14,16 @@ body, and what was played: the part, the call or task, the reply), through
 `rose.atomic.append_line`, so the log is redacted like everything ROSE writes; tests read it
 to see exactly what the host sent. API keys are never logged.
 
+A model that answers in a millisecond flatters a harness tuned on it, so the judge's
+answers can be given a real model's pace (`Pace`): a time to the first token and a rate
+of tokens after it, slept before the answer is sent. The agent's own turns are the host's
+business and are answered at once.
+
 It stops by itself: after `idle_s` seconds with no request, or once the process that
 started it (`parent`) is gone, so a test that dies leaves no server behind.
 
 Run it:  python -m rose.sim.loopback --log requests.jsonl [--seed 0] [--size small]
+             [--first-token 2.0 --tokens-per-s 50]
 It prints ``PORT <n>`` on its first line once it listens, and runs until it stops itself
 (or is sent SIGTERM / SIGINT).
 """
@@ -42,6 +48,9 @@ from rose.sim.play import Player, Reply
 from rose.sim.world import World
 
 MODEL = "claude-simulated-world"
+#: A judge's pace a real model keeps on a quiet machine (seconds to the first token, tokens a
+#: second after it): an answer of 300 tokens, a reflection's, takes 2 + 300/50 = 8 s.
+REALISTIC = (2.0, 50.0)
 IDLE_S = 600.0  # stop after this long with no request
 _HEADERS = ("anthropic-version", "anthropic-beta", "user-agent", "x-app", "originator")
 _WATCH_S = 0.5
@@ -118,11 +127,29 @@ class _Handler(BaseHTTPRequestHandler):
             reply = Reply("error", f"{type(exc).__name__}: {exc}")
             answer = (500, {"type": "error", "error": {"type": "api_error", "message": reply.text}})
         self.server.record(self, body, reply)  # before the answer: a reader of it sees the line
+        if reply is not None and reply.role == "judge":
+            time.sleep(self.server.pace.seconds(reply))
         code, payload = answer
         if isinstance(payload, list):
             self._stream(payload)
         else:
             self._json(code, payload)
+
+
+class Pace:
+    """How long a judge's answer takes: `first_token` seconds, then `per_s` tokens a second
+    (0: no time at all), counted on the answer's JSON as the server sends it."""
+
+    def __init__(self, first_token: float = 0.0, per_s: float = 0.0):
+        self.first_token = max(0.0, first_token)
+        self.per_s = max(0.0, per_s)
+
+    def seconds(self, reply: Reply) -> float:
+        if not (self.first_token or self.per_s):
+            return 0.0
+        text = json.dumps(reply.answer) if reply.answer is not None else reply.text
+        tokens = _wire._words(text)
+        return self.first_token + (tokens / self.per_s if self.per_s else 0.0)
 
 
 class LoopbackServer(ThreadingHTTPServer):
@@ -138,9 +165,11 @@ class LoopbackServer(ThreadingHTTPServer):
         port: int = 0,
         idle_s: float = IDLE_S,
         parent: int | None = None,
+        pace: Pace | None = None,
     ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.player = player
+        self.pace = pace or Pace()
         self.log = Path(log)
         self.idle_s = idle_s
         self.parent = parent
@@ -222,11 +251,14 @@ def serve(
     port: int = 0,
     idle_s: float = IDLE_S,
     parent: int | None = None,
+    pace: Pace | None = None,
 ) -> LoopbackServer:
-    """A started server playing `world` (else the world of `seed` and `size`)."""
+    """A started server playing `world` (else the world of `seed` and `size`), its judge
+    answering at `pace` (else at once)."""
     world = world if world is not None else World.generate(seed, size=size)
     player = Player(world, seed=seed, noise=noise)
-    return LoopbackServer(player, log, port=port, idle_s=idle_s, parent=parent).start()
+    server = LoopbackServer(player, log, port=port, idle_s=idle_s, parent=parent, pace=pace)
+    return server.start()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,6 +276,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=0, help="0: a free port")
     ap.add_argument("--idle", type=float, default=IDLE_S, help="stop after this many idle seconds")
     ap.add_argument("--parent", type=int, default=None, help="stop once this process is gone")
+    ap.add_argument(
+        "--first-token", type=float, default=0.0, help="seconds before a judge's answer starts"
+    )
+    ap.add_argument(
+        "--tokens-per-s", type=float, default=0.0, help="a judge's tokens a second (0: at once)"
+    )
     args = ap.parse_args(argv)
     server = serve(
         args.log,
@@ -253,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         idle_s=args.idle,
         parent=args.parent,
+        pace=Pace(args.first_token, args.tokens_per_s),
     )
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: server.stop("signal"))
