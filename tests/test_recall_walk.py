@@ -184,3 +184,32 @@ def test_fits_block_snapshot_is_deterministic(store: Store):
     again = inspect(Store.open(), "anything")[1]
     assert result.block == again.block
     check("fits_block.txt", result.block + "\n")
+
+
+def test_a_judgement_past_its_deadline_is_answered_late_for_the_next_prompt(
+    dag: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """A relevance question that timed out is kept (the hook hands it to `relevance-late`);
+    that job's answer goes to the session's log, and the next prompt, whose own judgement
+    fails too, serves what it found before the rest of the ranked apexes."""
+    import rose.judge.calls as calls
+    from rose.host.jobs import JobContext
+    from rose.loop import late
+    from rose.store import sessions
+
+    judge, _ = _judge(dag, BackendTimeout("scripted", 9))
+    first = recall(dag, "the style is off", judge=judge)
+    (question,) = first.selection()["late"]
+    assert "n_css00001" in {c["id"] for c in question["candidates"]}
+    assert first.chosen[0]["id"] != "n_css00001"  # the budget's ranking alone: not first
+    root = dag.primary.root
+    sessions.append(root, "s-late", "prompt", turn=1, prompt="the style is off", served=[])
+    answers = ScriptedBackend({"relevance": [_verdicts(n_css00001="relevant")]})
+    real = calls.for_store
+    monkeypatch.setattr(calls, "for_store", lambda s, **kw: real(s, **{**kw, "backend": answers}))
+    payload = {"session": "s-late", "turn": 1, "questions": [question]}
+    late.late_job(JobContext(dag.primary, {}, payload))
+    assert late.relevant(root, "s-late") == ["n_css00001"]
+    judge, _ = _judge(dag, BackendTimeout("scripted", 9))
+    second = recall(dag, "go on", judge=judge, earlier=late.relevant(root, "s-late"))
+    assert second.degraded and second.chosen[0]["id"] == "n_css00001"

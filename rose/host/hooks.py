@@ -343,14 +343,15 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     if not roots:
         return None
     prompt = str(payload.get("prompt") or payload.get("user_prompt") or "")
-    chosen_for = _choose(prompt, roots, payload.get("cwd"))
+    sid = session_id(payload)
+    chosen_for = _choose(prompt, roots, payload.get("cwd"), sid)
     if chosen_for is None:
         return None  # recall is switched off
     view, chosen, note, selection = chosen_for
+    late = selection.pop("late", None)  # questions past the deadline: answered after all
     kept = notices.take([r for r, _ in roots])  # what a detached job did since: said once
     if kept:
         note = " · ".join([*kept, note] if note else kept)
-    sid = session_id(payload)
     path = session_path(roots[0][0], sid)
     rec = load_session(path, sid)
     rec["turn"] = int(rec.get("turn", 0)) + 1
@@ -382,6 +383,8 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         # lessons they turned away and those left out for the budget (a miss's evidence).
         unit.update((k, v) for k, v in selection.items() if v)
         sessions.append(roots[0][0], sid, "prompt", **unit)
+        if late:
+            _answer_late(roots, sid, rec["turn"], late)
         if chosen:
             append_event(Path(roots[0][0]) / "events.jsonl", "inject", _inject_event(sid, result))
 
@@ -404,6 +407,16 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     return None  # answered above
 
 
+def _answer_late(roots, sid: str, turn: int, questions: list) -> None:
+    """Hand the relevance questions that ran out of time to a job that asks them again, for
+    the session's next prompt (`rose.loop.late`)."""
+    from rose.host.jobs import submit
+
+    payload = {"session": sid, "turn": turn, "questions": questions}
+    store = StoreDir(Path(roots[0][0]), roots[0][1])
+    submit(store, "relevance-late", payload, key=f"{sid}:late:{turn}")
+
+
 def _headed(view: dict, rec: dict, host: str, cwd: object) -> dict:
     """The view with the head the block opens with: the one that tells the agent it can pull
     more when the host runs ROSE's MCP server. Asked once a session (kept in the session
@@ -423,7 +436,7 @@ def _pull(host: str, cwd: object) -> bool:
         return False
 
 
-def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, dict] | None:
+def _choose(prompt: str, roots, cwd, sid: str = "") -> tuple[dict, list[dict], str, dict] | None:
     """The view, the lessons recall chose for the prompt, a note and how its selection went
     (`RecallResult.selection`; empty on the fast path: nothing was selected); None when
     recall is off."""
@@ -441,7 +454,7 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, dict] | Non
 
     selection: dict = {}
     try:
-        view, chosen, note, selection = _recall(prompt, roots, cwd, decides)
+        view, chosen, note, selection = _recall(prompt, roots, cwd, decides, sid)
     except (StoreLocked, RecallUnanswered) as exc:
         if last is None:
             raise
@@ -456,14 +469,16 @@ def _choose(prompt: str, roots, cwd) -> tuple[dict, list[dict], str, dict] | Non
     return view, chosen, " · ".join([*repaired, note] if note else repaired), selection
 
 
-def _recall(prompt: str, roots, cwd, decides: bool) -> tuple[dict, list[dict], str, dict]:
+def _recall(
+    prompt: str, roots, cwd, decides: bool, sid: str = ""
+) -> tuple[dict, list[dict], str, dict]:
     """The slow path: by the recall server when one is up (`rose.host.recall_server`),
     else here, starting one for the next prompt. `decides`: the view says the model will
     decide, so its CLIs get their head start first."""
     from rose.host import recall_server
 
     folder = StoreDir(Path(roots[0][0]), roots[0][1]).judge_cache if decides else None
-    served = recall_server.recall(prompt, roots, cwd, str(folder) if folder else None)
+    served = recall_server.recall(prompt, roots, cwd, str(folder) if folder else None, sid)
     if served is not None:
         got, repaired = served
         notices.adopt(repaired)
@@ -474,7 +489,7 @@ def _recall(prompt: str, roots, cwd, decides: bool) -> tuple[dict, list[dict], s
         head_start.start(folder)
     from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
 
-    got = recall_for_hook(prompt, roots, cwd)
+    got = recall_for_hook(prompt, roots, cwd, sid)
     if got[0].get("enabled", True) and not _servable(got[0]):  # the model decides here
         recall_server.launch(cwd)
     return got

@@ -109,6 +109,7 @@ KINDS: dict[str, Kind] = {
     "compress": Kind("rose.loop.compress:compress_job", calls=12, writes=3),
     "counterfactual": Kind("rose.loop.counterfactual:counterfactual_job", calls=12),
     "merge": Kind("rose.loop.merge:merge_job", calls=12, writes=2),
+    "relevance-late": Kind("rose.loop.late:late_job", calls=4),
 }
 
 #: A module whose own `KINDS` join these; only the tests set it.

@@ -92,7 +92,7 @@ def key(env: Mapping[str, str] | None = None) -> str:
 
 
 def recall(
-    prompt: str, roots: list, cwd: str | None, head_start: str | None
+    prompt: str, roots: list, cwd: str | None, head_start: str | None, session: str = ""
 ) -> tuple[tuple[dict, list[dict], str, dict], list[str]] | None:
     """Recall for the prompt hook, by the server for this process: (view, chosen, note,
     selection) and the notices of what it repaired. None when no server answered or its child
@@ -106,7 +106,7 @@ def recall(
         return None
     request = {"recall": {"prompt": prompt, "roots": roots, "cwd": cwd,
                           "head_start": head_start, "env": dict(os.environ),
-                          "workdir": os.getcwd()}}  # fmt: skip
+                          "workdir": os.getcwd(), "session": session}}  # fmt: skip
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(kept.CONNECT_S)
         try:
@@ -428,7 +428,8 @@ def _recall(req: dict[str, Any]) -> dict[str, Any]:
     roots = [tuple(r) for r in req.get("roots") or []]
     cwd = req.get("cwd") if isinstance(req.get("cwd"), str) else None
     try:
-        got = recall_for_hook(str(req.get("prompt") or ""), roots, cwd)
+        session = str(req.get("session") or "")
+        got = recall_for_hook(str(req.get("prompt") or ""), roots, cwd, session)
     except StoreLocked as exc:
         return {"locked": {"path": str(exc.path), "holder": exc.holder,
                            "waited_s": exc.waited_s}}  # fmt: skip

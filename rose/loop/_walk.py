@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from rose.errors import RoseError
+from rose.errors import BackendTimeout, RoseError
 from rose.loop import families
 from rose.store.facade import Store
 
@@ -41,6 +41,7 @@ class Walk:
     # starts while this level is answered.
     ahead: int = 0
     levels: list[int] = field(default_factory=list)  # questions asked at each level
+    late: list[dict] = field(default_factory=list)  # questions that ran out of time
 
 
 def prewarm(judge: Any, n: int) -> None:
@@ -121,7 +122,8 @@ def run(
 
 
 def _ask(judge: Any, prompt: str, chunks: list[list[dict]], walk: Walk) -> list[Any]:
-    """Each chunk's answer, or the RoseError its call ended with."""
+    """Each chunk's answer, or the RoseError its call ended with. A question that ran out
+    of time is kept in `walk.late`, for a background job to answer after all (`late`)."""
 
     def one(chunk: list[dict]) -> Any:
         ctx = {
@@ -132,6 +134,9 @@ def _ask(judge: Any, prompt: str, chunks: list[list[dict]], walk: Walk) -> list[
         }
         try:
             return judge.ask("relevance", ctx)
+        except BackendTimeout as exc:
+            walk.late.append(ctx)
+            return exc
         except RoseError as exc:
             return exc
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +78,8 @@ class RecallResult:
     sources: dict[str, list[str]] = field(default_factory=dict, repr=False)
     shown: dict[str, str] | None = field(default=None, repr=False)  # every lesson's short id
     over_budget: list[str] = field(default_factory=list)  # chosen, left out for the budget
+    late: list[dict] = field(default_factory=list)  # relevance questions that timed out
+    earlier: list[str] = field(default_factory=list)  # judged relevant late, the last prompt
 
     def ruled_out(self) -> dict[str, list[str]]:
         """The lessons a selection rule turned away, each with the rules' ids: those whose
@@ -101,6 +103,8 @@ class RecallResult:
         selection rules given; `ruled`: lessons they turned away; `over_budget`: lessons
         chosen and left out), for the misses a later reflection may find."""
         out: dict = {"rules": list(self.rules)}
+        if self.late:  # for the hook to have answered after all (`rose.loop.late`)
+            out["late"] = list(self.late)
         ruled = self.ruled_out()
         if ruled:
             out["ruled"] = ruled
@@ -123,13 +127,21 @@ class RecallResult:
         return " · ".join(parts)
 
 
-def _ranked(items: list[dict], budget: int) -> list[dict]:
-    """Without a judge: what has worked, most abstract and cheapest first, within the budget."""
+def _ranked(items: list[dict], budget: int, first: Sequence[str] = ()) -> list[dict]:
+    """Without a judge: those in `first` (judged relevant late, for the session's last
+    prompt), then what has worked, most abstract and cheapest first, within the budget."""
+    ahead = set(first)
 
     def key(item: dict) -> tuple:
         judged = item["successes"] + item["failures"]
         rate = (item["successes"] + 1) / (judged + 2)  # Laplace-smoothed observed success
-        return (-rate, -item["level"], recall_view.estimate(item), item["id"])
+        return (
+            item["id"] not in ahead,
+            -rate,
+            -item["level"],
+            recall_view.estimate(item),
+            item["id"],
+        )
 
     return _within(sorted(items, key=key), budget)
 
@@ -241,15 +253,22 @@ def _read_in(store: Store, g: Any, res: RecallResult, ids: list[str]) -> None:
 
 
 def recall(
-    store: Store, prompt: str, *, judge: Any = None, deadline_s: float | None = None
+    store: Store,
+    prompt: str,
+    *,
+    judge: Any = None,
+    deadline_s: float | None = None,
+    earlier: Sequence[str] = (),
 ) -> RecallResult:
     """The lessons to inject for `prompt`, and how they were chosen, within `deadline_s`
-    (default: the store's `calls.prompt_s`)."""
+    (default: the store's `calls.prompt_s`). `earlier`: lessons the model judged relevant
+    for the session's last prompt after its deadline (`rose.loop.late`): where this prompt's
+    judgement falls short too, they come before the lessons no judgement reached."""
     started = time.monotonic()
     if deadline_s is None:
         deadline_s = store.config.calls.prompt_s
     view = store.view()
-    res = RecallResult(view=view)
+    res = RecallResult(view=view, earlier=list(earlier))
     budget = store.config.recall.max_pack_tokens
     if not view.get("enabled", True):
         res.decisions.append("recall is disabled (recall.enabled false)")
@@ -289,6 +308,9 @@ def recall(
         head_start.note(store.primary.judge_cache, judge, res.first_level, (asked, rc.keep_warm_s))
     head_start.keep_ahead(store.primary.judge_cache)
     rank = {v.id: (_ORDER.get(v.verdict, 9), v.pass_no) for v in res.verdicts}
+    for v in res.verdicts:  # unjudged now, judged relevant late for the last prompt: ahead
+        if v.verdict == "unresolved" and v.id in res.earlier:
+            rank[v.id] = (_ORDER["maybe"], v.pass_no)
     picked = sorted(res.chosen, key=lambda item: (*rank.get(item["id"], (9, 9)), -item["level"]))
     room = _room(view, budget)
     res.chosen = _within(_materialise(store, res, _likely(picked, room)), room)
@@ -310,7 +332,7 @@ def _short(exc: Exception) -> str:
 def _degrade(res: RecallResult, store: Store, budget: int, why: str) -> RecallResult:
     res.degraded = why
     room = _room(res.view, budget)
-    ranked = _ranked(store.read("apexes", scope=""), room)
+    ranked = _ranked(store.read("apexes", scope=""), room, res.earlier)
     res.chosen = _within(_materialise(store, res, ranked), room)
     res.decisions.append(f"degraded ({why}): served the budget-ranked apexes")
     return res
@@ -346,7 +368,7 @@ def _walk(
     wide = len(apexes) > rc.max_candidates  # the apexes outgrow one question
     again = bool(rc.second_look_calls) and (wide or rc.second_look == "always")
     # with a second pass to come, each level of the first has one more question's CLI started
-    first = walker.Walk(1, rc.judge_calls, rules=rule_text, ahead=int(again))
+    first = walker.Walk(1, rc.judge_calls, rules=rule_text, ahead=int(again), late=res.late)
     walker.run(store, prompt, judge, res, frontier, first, started=started, deadline_s=deadline_s)
     res.calls = first.calls
     res.first_level = first.levels[0] if first.levels else 0
@@ -390,7 +412,9 @@ def _second_pass(
     _read(store, res, [*found_ids, *(i["id"] for i in res.chosen),
                        *(i["id"] for i in asked if not families.is_family(i))])  # fmt: skip
     found = _found(res, found_ids, store.config.recall.max_pack_tokens)
-    again = walker.Walk(2, store.config.recall.second_look_calls, found=found, rules=rules)
+    again = walker.Walk(
+        2, store.config.recall.second_look_calls, found=found, rules=rules, late=res.late
+    )
     walker.run(
         store, prompt, judge, res, frontier, again,
         started=started, deadline_s=deadline_s, again=True,
@@ -444,15 +468,19 @@ def preload() -> None:
 
 
 def recall_for_hook(
-    prompt: str, roots: list, cwd: str | None
+    prompt: str, roots: list, cwd: str | None, session: str = ""
 ) -> tuple[dict, list[dict], str, dict]:
     """The prompt hook's slow path: open the store with the hook's short lock deadline.
 
     Returns the view, the chosen lessons, the note and how they were chosen
-    (`RecallResult.selection`)."""
+    (`RecallResult.selection`). `session`: whose late judgement of its last prompt counts."""
     from pathlib import Path
+
+    from rose.loop import late
 
     store = Store.open(Path(cwd) if cwd else None)
     store.lock_timeout_s = store.config.graph.hook_lock_timeout_s
-    res = recall(store, prompt)  # `calls.prompt_s`, inside the hook's own 30 s (hooks.json)
+    earlier = late.relevant(store.primary.root, session) if session else []
+    # `calls.prompt_s`, inside the hook's own 30 s (hooks.json)
+    res = recall(store, prompt, earlier=earlier)
     return res.view, res.chosen, res.note, res.selection()

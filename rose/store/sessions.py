@@ -27,7 +27,9 @@ Entries (``t`` says which):
 - ``minted``: a reflection stored (or folded) a lesson (``id``, ``source``);
 - ``reflected``: a reflection finished (``produced``: whether it found anything);
 - ``gap``: work failed with a level-0 lesson used (``lesson``): a knowledge gap, which
-  makes a reflection due at the next Stop.
+  makes a reflection due at the next Stop;
+- ``late``: the relevance questions of a prompt (``turn``) that ran out of time, answered
+  by a job after all: the lessons they judged ``relevant`` (`rose.loop.late`).
 
 Beside it, `sessions/<session>.restored.jsonl` (append-only too) holds what descent restored
 for the rest of the session when a reflector saw the work fail: one line a claim
@@ -65,6 +67,7 @@ KINDS = (
     "reflected",
     "gap",
     "miss",
+    "late",
 )
 #: Who may write a ``used`` entry, best first: the agent or its in-session reflector, a
 #: forked reflector (`rose used --source reflector`); then the judges of the digest, the
