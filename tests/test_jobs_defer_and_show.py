@@ -131,3 +131,16 @@ def test_status_names_a_session_end_that_failed_to_learn_and_retry_requeues_it(l
     assert "health     ok" in CliRunner().invoke(app, ["status"]).output
     none = CliRunner().invoke(app, ["jobs", "--retry"])
     assert none.exit_code == 1 and "no failed job" in none.output
+
+
+def test_a_running_jobs_record_deleted_by_hand_is_written_again_and_said(ledger, capsys):
+    _, job_id = jobs.submit(ledger, "span", {}, spawn=False)
+    rec = record(ledger, job_id)
+    rec.update(state="running", started=_ledger.iso(0))
+    (ledger.jobs / f"{job_id}.json").unlink()  # the ledger cleared while it ran
+    with _ledger.locked(ledger.jobs):
+        _ledger.finish(ledger, rec, 0, "", [], retry=False)
+    assert record(ledger, job_id)["state"] == "done"
+    assert "was deleted while it ran" in capsys.readouterr().err
+    (error,) = read_events(ledger.events, kind="error")
+    assert error["id"] == job_id and "deleted" in error["error"]

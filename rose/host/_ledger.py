@@ -197,6 +197,8 @@ def finish(
     """Record how a job ended: done (payload deleted), failed (payload and log kept), or,
     when `retry` and this was its first attempt, queued again; and log a `job` event."""
     d = store_dir.jobs
+    if not (d / f"{rec['id']}.json").exists():  # deleted by hand while it ran: say so
+        _lost(store_dir, rec)
     started = epoch(rec.get("started"))
     tail = list(tail)
     said = next((ln[len(FAILED) :] for ln in reversed(tail) if ln.startswith(FAILED)), "")
@@ -229,6 +231,17 @@ def finish(
 FAILED = "[rose] failed: "
 #: The jobs that learn from a session: when one fails, the next status line says so.
 LEARNING = ("session-end", "absorb", "reflect", "reflect-fork")
+
+
+def _lost(store_dir: StoreDir, rec: dict) -> None:
+    """A running job's record was deleted (the ledger cleared by hand): it is written again
+    with how the job ended, and one line and an event say so."""
+    import sys
+
+    what = f"the record of job {rec['id']} ({rec.get('kind')}) was deleted while it ran"
+    append_event(store_dir.events, "error", {"job": rec.get("kind"), "id": rec["id"],
+                                             "error": f"{what}; written again"})  # fmt: skip
+    print(f"rose: {what}; it is written again with how the job ended", file=sys.stderr)
 
 
 def _tell(store_dir: StoreDir, reason: str) -> None:
