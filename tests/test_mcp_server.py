@@ -1,10 +1,10 @@
 """`rose mcp` speaks MCP over stdio: a real subprocess is initialised, lists its four tools
 and answers each against a small real store (a compressed lineage and a second family).
 `recall` returns the same lesson blocks the prompt hook injects, `show` the delta manifest
-with each dropped claim's holder, `lessons` the families and apexes, and `used` writes the
-session log entry `rose used` writes. Every failure (an unknown id, a bad argument, a store
-that is missing, a database another process holds) is a tool error naming the problem, and
-the server goes on answering."""
+with each dropped claim's holder, `lessons` the families and apexes, `search` the lines
+`rose search` prints, and `used` writes the session log entry `rose used` writes. Every
+failure (an unknown id, a bad argument, a store that is missing, a database another process
+holds) is a tool error naming the problem, and the server goes on answering."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def _hold(store: Store) -> subprocess.Popen:
     return proc
 
 
-TOOLS = {"recall", "show", "lessons", "used", "add"}
+TOOLS = {"recall", "show", "lessons", "search", "used", "add"}
 DEPLOY = "Deploys use Argo Rollouts; a stuck rollout is promoted by hand with kubectl."
 
 
@@ -88,6 +88,8 @@ def test_initialize_names_the_server_and_its_tools(lineage):
     }
     assert tools["add"]["inputSchema"]["required"] == ["text", "provenance"]
     assert tools["recall"]["annotations"]["readOnlyHint"] is True
+    assert tools["search"]["annotations"]["readOnlyHint"] is True
+    assert tools["search"]["inputSchema"]["required"] == ["query"]
     assert tools["used"]["annotations"]["readOnlyHint"] is False
 
 
@@ -122,6 +124,15 @@ def test_lessons_lists_families_and_apexes(server):
     assert not error and "deploy" not in text.split("apexes", 1)[1]
     error, text = server.call("lessons", family="nope")
     assert error and "no family 'nope'" in text and "deploy, retry" in text
+
+
+def test_search_gives_the_lines_rose_search_prints(server, store, monkeypatch):
+    monkeypatch.chdir(store.primary.root.parent)
+    error, text = server.call("search", query="rollout kubectl")
+    assert not error, text
+    res = CliRunner().invoke(app, ["search", "rollout", "kubectl"])
+    assert res.exit_code == 0 and text.strip() == res.output.strip()
+    assert "deploy" in text and "promoted by hand" in text
 
 
 def test_used_records_exactly_what_rose_used_records(server, store, monkeypatch):

@@ -62,6 +62,7 @@ _GROUPS = (
     "store_cmds",
     "jobs_cmds",
     "lesson_cmds",
+    "search_cmds",
     "review_cmds",
     "compact_cmds",
     "merge_cmds",
