@@ -42,11 +42,13 @@ AttributionSource = Literal["rose used", "reflector", "assess", "background", "c
 MissedBy = Literal["rule", "relevance", "budget"]
 ClaimKind = Literal["parameter", "detail", "step", "example", "caveat", "principle", "other"]
 #: What of a lesson is not final yet: a routing field derived (first sentence) rather than
-#: written; `scope`: filed where it is by default, no one having judged or chosen its scope;
-#: or `reconcile`: stored while the judge was unavailable, not yet reconciled with what is
-#: known (a later job does both: `rose.loop.consolidate`).
-Provisional = Literal["title", "gist", "scope", "reconcile"]
-_PROVISIONAL_ORDER: tuple[str, ...] = ("title", "gist", "scope", "reconcile")
+#: written; `family`: a model chose it (a reflection's), not the user, so reconcile may move
+#: or rename it, as it may the default `general`; `scope`: filed where it is by default, no
+#: one having judged or chosen its scope; or `reconcile`: stored while the judge was
+#: unavailable, not yet reconciled with what is known (a later job does both:
+#: `rose.loop.consolidate`).
+Provisional = Literal["title", "gist", "family", "scope", "reconcile"]
+_PROVISIONAL_ORDER: tuple[str, ...] = ("title", "gist", "family", "scope", "reconcile")
 
 #: Statuses recall may serve: disputed lessons stay servable, their question attached.
 SERVABLE: tuple[str, ...] = ("active", "disputed")
@@ -207,6 +209,7 @@ class Node(_Model):
     provisional: list[Provisional] = Field(
         default_factory=list,
         description="title/gist derived from the first sentence, not written: to be replaced; "
+        "family: chosen by a model, not the user: may be moved or renamed; "
         "scope: filed by default, its scope not judged; "
         "reconcile: stored without being reconciled with what is known",
     )

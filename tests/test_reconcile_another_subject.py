@@ -76,7 +76,8 @@ def test_a_refinement_on_another_subject_is_a_lesson_of_its_own(store: Store, wo
     target = Node(id="n_target01", title=old.title, gist=old.gist, body=old.body, family=topic_a)
     store.write([target])
     new = world.lesson([a[0], b[0]], verbose=True)
-    minted = Node(title=new.title, gist=new.gist, body=new.body, family=new.family)
+    minted = Node(title=new.title, gist=new.gist, body=new.body, family=new.family,
+                  provisional=["family"])  # fmt: skip  # the model's choice, as a reflection's
     j = for_store(store, backend=SimulatedBackend(world))
 
     done = consolidate(store, j, minted, source="reflector")

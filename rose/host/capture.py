@@ -134,6 +134,8 @@ def add(
         raise RoseError(f"--from {provenance!r} is not one of {', '.join(PROVENANCES)}")
     lesson = Store.draft(text, title=title, family=family)
     lesson.provenance = provenance  # type: ignore[assignment]
+    if source == "reflector":  # an agent's family is a model's choice, not the user's word
+        lesson.provisional = [*lesson.provisional, "family"]
     log = session_root(session, start) if session is not None else None  # refused first
     if source == "reflector":  # the session named, else the one at work here (`session_for`)
         root, sid = _session_at_work(log, session, start)

@@ -10,6 +10,10 @@ of its own, as an orthogonal one is, under the title and gist the reconciler wro
 Folded in, its detail would sit in a lesson whose line (all recall reads to choose) never
 names its subject, so it would never be served for it; kept apart, one lesson holds one
 point and no title someone wrote is rewritten.
+
+Only a family a default or a model chose (`family_chosen`) is moved: into
+the target's family, or renamed to be a family of its own. A family the user gave (`rose
+add --family deploy`) is the user's word and is kept as given, whatever the relation.
 """
 
 from __future__ import annotations
@@ -42,10 +46,12 @@ def titled(lesson: Node, answer: ReconcileAnswer) -> Node:
 def apply(
     store: Store, lesson: Node, answer: ReconcileAnswer, *, stored: bool, scope: str
 ) -> Applied:
+    chosen = family_chosen(lesson)
     lesson = titled(lesson, answer)
     relation = answer.relation
     if relation == "orthogonal" or answer.subjects_apart():  # a refinement kept apart
-        lesson.family = unique_family(store, lesson, stored=stored)
+        if chosen:
+            lesson.family = unique_family(store, lesson, stored=stored)
         return _written(store, [lesson], scope, kept=lesson)
     target = store.get(answer.target)
     retired = [_retired(lesson)] if stored else []
@@ -55,7 +61,8 @@ def apply(
         return _refined(
             store, target, answer.detail.strip(), retired, scope, lesson.provenance, lesson.accepted
         )
-    lesson.family = target.family
+    if chosen:  # a family the user gave is the user's word, whatever the relation
+        lesson.family = target.family
     if relation == "contradicts":
         question = answer.question.strip()
         lesson.status, lesson.conflict = "disputed", question
@@ -107,6 +114,14 @@ def _retired(lesson: Node) -> Node:
 
 def _joined(old: str, question: str) -> str:
     return question if not old else old if question in old else f"{old} {question}"
+
+
+def family_chosen(lesson: Node) -> bool:
+    """Whether the lesson's family is a default's or a model's choice, which reconcile may
+    move or rename, rather than the user's word: marked so, or the default `general`, or a
+    reflection's (a file written before the mark was)."""
+    marked = "family" in lesson.provisional
+    return marked or lesson.family == "general" or lesson.origin == "reflection"
 
 
 def unique_family(store: Store, lesson: Node, *, stored: bool) -> str:

@@ -31,6 +31,9 @@ three judgements, then the code applies the answer:
    - orthogonal: a family of its own, named as minted (its title's first words when it
      came with the default family), made unique with `-2`, `-3` ...
 
+   A family the user gave (`rose add --family`) is kept as given, whatever the relation:
+   only the default one, or one a model chose, is moved or renamed (`_relations`).
+
 A judge that cannot answer (`OUTAGES`) never costs the lesson: it is stored as it came,
 in the scope asked for (else its own), with `"reconcile"` in `Node.provisional` (its
 title and gist stay provisional where they were derived, and `"scope"` is there too when

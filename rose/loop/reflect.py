@@ -141,6 +141,7 @@ def minted_nodes(answer: m.ReflectAnswer, *, where: str = "") -> list[Node]:
             title=lesson.title,
             gist=lesson.gist,
             family=lesson.family,
+            provisional=["family"],  # the model's choice: reconcile may rename it
             body=lesson.body,
             origin="reflection",
             provenance=lesson.provenance,
