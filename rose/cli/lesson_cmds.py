@@ -66,7 +66,9 @@ def add(
     its subject: a duplicate is not stored, a refinement is folded into the lesson it
     refines (or kept as a lesson of its own when it brings a subject that lesson's title
     and gist do not name), a contradiction keeps both and asks you (`rose conflicts`). When
-    the model is unavailable the lesson is stored as it is, and a job reconciles it later. A
+    the model is unavailable the lesson is stored as it is, and a job reconciles it later;
+    so too when another rose process holds the store's database for more than a few
+    seconds ("stored; reconciliation deferred"): what you type is on disk first. A
     store is created where the lesson belongs if there is none yet. A reflector's lesson
     that repeats outside content its session read waits for your review (`rose review`).
     """

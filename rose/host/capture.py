@@ -7,18 +7,32 @@ is `consolidate` plus the queueing. A lesson just stored unreconciled queues the
 without starting a runner: the judge has just failed, so it waits for the next runner a
 hook starts (every Stop and SessionEnd starts one). A lesson reconciled while older ones
 still wait queues it and starts a runner: the judge answers again.
+
+What the user types lands, whatever else holds the store (`add`): the text and its options
+are written first (`rose.store.intake`), before any graph open or model call; the store is
+then waited for `DEFER_AFTER_S` at most per open, and past that the lesson's file is written
+without the graph ("deferred", `rose.loop.consolidate`), the command says so in one line and
+exits 0, and the `reconcile` job it queues, with a runner started, indexes and reconciles it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
 from rose.host.jobs import jobs, submit
+from rose.loop import _land
 from rose.loop.consolidate import Consolidated, consolidate
 from rose.models import Node
+from rose.store import intake
 from rose.store.facade import Store
+from rose.store.layout import StoreDir
+
+#: Seconds `add` waits for another process's hold on the graph database, at each open,
+#: before it stores the lesson without it (unless `graph.lock_timeout_s` is shorter).
+DEFER_AFTER_S = 5.0
 
 
 def capture(
@@ -84,9 +98,18 @@ def queue_reconcile(done: Consolidated) -> str:
         return ""
     ids = sorted(done.pending)
     key = _key(done)
-    outcome, _job_id = submit(
-        done.store.primary, "reconcile", {"ids": ids}, key=key, spawn=done.reconciled
-    )
+    spawn = done.reconciled or done.deferred  # the judge answers; only the database waits
+    outcome, _job_id = submit(done.store.primary, "reconcile", {"ids": ids}, key=key, spawn=spawn)
+    return outcome
+
+
+def queue_intake(store_dir: StoreDir) -> str:
+    """Queue the `reconcile` job, and start a runner, when a `rose add` that died left its
+    lesson in `rose.store.intake` (the job takes it in); its outcome, or "" when none did."""
+    if not intake.unattended(store_dir):
+        return ""
+    key = _waiting_key(store_dir, f"intake:{intake.waiting(store_dir)[0].stem}")
+    outcome, _job_id = submit(store_dir, "reconcile", {"ids": []}, key=key)
     return outcome
 
 
@@ -96,10 +119,14 @@ def _key(done: Consolidated) -> str:
     Not the oldest alone: `created` is kept to the second, so a lesson stored in the same
     second may sort before it. A key is never that of a job done while its lesson waited:
     the job fails while any is left."""
-    for rec in jobs(done.store.primary):
+    return _waiting_key(done.store.primary, done.pending[0])
+
+
+def _waiting_key(store_dir: StoreDir, oldest: str) -> str:
+    for rec in jobs(store_dir):
         if (rec.get("kind"), rec.get("state")) == ("reconcile", "queued") and rec.get("key"):
             return str(rec["key"])
-    return f"reconcile:{done.pending[0]}"
+    return f"reconcile:{oldest}"
 
 
 def add(
@@ -137,14 +164,34 @@ def add(
     if source == "reflector":  # an agent's family is a model's choice, not the user's word
         lesson.provisional = [*lesson.provisional, "family"]
     log = session_root(session, start) if session is not None else None  # refused first
-    if source == "reflector":  # the session named, else the one at work here (`session_for`)
-        root, sid = _session_at_work(log, session, start)
-        if sid:
-            screen([lesson], _transcript_of(root, sid), cwd=str(start or Path.cwd()))
-    done = capture(None, None, lesson, source=source, scope=scope, reconcile=reconcile, start=start)
-    if session is not None:
-        note_minted(done, session, source=source, root=log)
+    home = _land.existing(start)
+    options = {"title": title, "family": family, "scope": scope, "reconcile": reconcile}
+    options |= {"source": source, "provenance": provenance, "session": session}
+    with _recorded(home, lesson.id, text, options):  # on disk before any open or model call
+        if source == "reflector":  # the session named, else the one at work here
+            root, sid = _session_at_work(log, session, start)
+            if sid:
+                screen([lesson], _transcript_of(root, sid), cwd=str(start or Path.cwd()))
+        if home is not None:
+            home.lock_timeout_s = min(home.lock_timeout_s, DEFER_AFTER_S)
+        done = capture(
+            home, None, lesson, source=source, scope=scope, reconcile=reconcile, start=start
+        )
+        if session is not None:
+            note_minted(done, session, source=source, root=log)
+    if home is not None:
+        queue_intake(home.primary)
     return done
+
+
+def _recorded(
+    home: Store | None, lesson_id: str, text: str, options: dict[str, Any]
+) -> AbstractContextManager[Any]:
+    """`rose.store.intake.recorded` in the store found for the command; with no store at all
+    there is nothing to wait for but the model, and no folder to record it in."""
+    if home is None:
+        return nullcontext()
+    return intake.recorded(home.primary, lesson_id, text, **options)
 
 
 def settle_accepted(store: Store) -> str:

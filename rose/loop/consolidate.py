@@ -47,6 +47,14 @@ store run one at a time (`jobs/reconcile.lock`), and each re-reads a lesson befo
 reconciles it, so two jobs never reconcile the same lesson twice. Every lesson offered is
 logged as an `add` event with its `source`, and each later reconciliation as a
 `reconcile` event: `captured` counts them.
+
+A graph database another process holds past the caller's deadline (`StoreLocked`) never
+costs the lesson either: its file is written without the graph (`Store.keep_unindexed`;
+the next open indexes it, and its folder moving on makes the recall view stale), marked
+`reconcile` as after an outage unless it was not to be reconciled, and the relation is
+"deferred": the caller queues `reconcile_job` and starts a runner, which indexes and
+reconciles it once the database is free. That job first takes in what a `rose add` that
+died left in `rose.store.intake` (`take_in`).
 """
 
 from __future__ import annotations
@@ -57,7 +65,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rose.errors import MODEL_FAILURES, AnswerInvalid, GraphDamaged, LessonNotFound, RoseError
+from rose.errors import (
+    MODEL_FAILURES,
+    AnswerInvalid,
+    GraphDamaged,
+    LessonNotFound,
+    RoseError,
+    StoreLocked,
+)
 from rose.events import read_events
 from rose.judge.models import Lesson, ReconcileAnswer
 from rose.loop import _land, _related, _relations
@@ -104,6 +119,8 @@ class Consolidated:
     patched: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
     job: str = ""
+    #: Its file was written without the graph (the database stayed locked): a job indexes it.
+    deferred: bool = False
 
     @property
     def ids(self) -> list[str]:
@@ -115,6 +132,11 @@ class Consolidated:
     def reconciled(self) -> bool:
         return self.relation in RELATIONS
 
+    @property
+    def marked(self) -> bool:
+        """Whether the lesson stored waits for `reconcile_job`."""
+        return self.lesson is not None and "reconcile" in self.lesson.provisional
+
     def line(self) -> str:
         """One line saying what happened, for `rose add`."""
         if self.relation == "duplicate":
@@ -125,6 +147,12 @@ class Consolidated:
                 # may accept (`rose review` says how)
                 f"held for review: {held.id} · {held.title} — {held.held} "
                 "(never served until the user accepts it: `rose review`)"
+            )
+        if self.relation == "deferred" and self.lesson is not None:
+            what = "reconciliation" if self.marked else "indexing"
+            return (
+                f"stored; {what} deferred: {self.lesson.id} · {self.lesson.title} waits for "
+                "the graph database another rose process holds; a job finishes it"
             )
         if self.relation == "refines" and self.lesson is None:
             above = f"; patched {len(self.patched)} lesson(s) above it" if self.patched else ""
@@ -184,10 +212,13 @@ def consolidate(
         from rose.judge.calls import for_store
 
         judge = for_store(landed, backend=judge.backend)
+    taught = lesson.model_copy(deep=True)  # as it came: what a deferral keeps
     try:
         done = _reconcile(landed, judge, lesson, stored=False, scope=scope)
     except OUTAGES as exc:
         return _keep(landed, lesson, scope, source, start, why=_why(exc))
+    except StoreLocked as exc:
+        return _keep(landed, taught, scope, source, start, why=_why(exc), locked=exc)
     done.pending = pending(landed)
     _logged(done, source)
     return done
@@ -273,12 +304,14 @@ def _one_at_a_time(store: Store) -> Iterator[None]:
 
 
 def reconcile_job(job: JobContext) -> None:
-    """The `reconcile` job: reconcile every lesson stored while the judge was unavailable.
+    """The `reconcile` job: reconcile every lesson stored while the judge was unavailable
+    or the graph database busy, after taking in what a `rose add` that died left (`take_in`).
 
     Fails (kept in `rose jobs` with the reason) while any is left, or when what is left
     cannot be read, so the next lesson stored queues it again: a job done with lessons
     still waiting would keep its key from running again for `jobs.keep_days`."""
     store = job.store()
+    take_in(store)
     reconcile_pending(store)
     left = [r["id"] for r in store.read("unreconciled")]  # raises when it cannot tell
     if left:
@@ -286,6 +319,43 @@ def reconcile_job(job: JobContext) -> None:
             f"{len(left)} lesson(s) still not reconciled ({', '.join(left[:5])}): the judge's "
             "answers did not fit; the next lesson stored queues this job again"
         )
+
+
+def take_in(store: Store) -> list[str]:
+    """Store every lesson a `rose add` recorded (`rose.store.intake`) and died before storing,
+    as it came, marked for reconciliation where it asked for it; the ids stored. A lesson
+    whose file is on disk already (the command died just after writing it) is left as it is."""
+    from rose.store import intake
+
+    out: list[str] = []
+    for d in store.dirs:
+        with intake.leftover(d) as records:
+            for r in records:
+                lid = str(r["id"])
+                if any(any(x.nodes.glob(f"*/{lid}.md")) for x in store.dirs):
+                    continue
+                node = store.draft(r["text"], title=r.get("title"), family=r.get("family"))
+                node.id, node.provenance = lid, r.get("provenance") or "user"
+                if r.get("reconcile", True):  # one order is kept: scope before reconcile
+                    node.provisional = [*node.provisional, "reconcile"]
+                    if not r.get("scope"):
+                        node.provisional = [*node.provisional, "scope"]
+                source = str(r.get("source") or "user")
+                done = _keep(store, node, r.get("scope") or d.scope, source, None, why="")
+                if done.lesson is not None:
+                    out.append(done.lesson.id)
+                    _noted(done.store, str(r.get("session") or ""), done.lesson.id, source)
+    return out
+
+
+def _noted(store: Store, session: str, lesson_id: str, source: str) -> None:
+    """Note in the session's log that a lesson came of it (`rose.host.capture.note_minted`)."""
+    from rose.store import sessions
+
+    if session:
+        root = store.primary.root
+        turn = sessions.last_turn(root, session)
+        sessions.append(root, session, "minted", turn=turn, id=lesson_id, source=source)
 
 
 def captured(events: Path, *, unreconciled: int = 0) -> dict[str, Any]:
@@ -379,28 +449,41 @@ def _keep(
     *,
     why: str,
     scoped: bool = True,
+    locked: StoreLocked | None = None,
 ) -> Consolidated:
     """Store the lesson as it came; marked for `reconcile_job` when the judge failed (`why`),
-    its scope too when it was neither chosen nor judged (`scoped` False)."""
+    its scope too when it was neither chosen nor judged (`scoped` False). With the graph
+    `locked` (found so here, or by the caller), its file is written without it: "deferred"."""
     landed, scope = _land.store_for(store, scope, start)
     if why:
         lesson.provisional = [*lesson.provisional, "reconcile"]
         if not scoped:  # the validator keeps one order: scope before reconcile
             lesson.provisional = [*lesson.provisional, "scope"]
-    node = landed.keep(lesson, scope=scope)
+    if locked is None:
+        try:
+            node = landed.keep(lesson, scope=scope)
+        except StoreLocked as exc:
+            locked = exc
+    if locked is not None:
+        node = landed.keep_unindexed(lesson, scope=scope, why=_why(locked))
     held = node.status == "quarantined"
     if held:  # the next prompt's status line says so, once
         notices.keep(landed.primary.root, WAITS)
+    relation = "deferred" if locked else "unreconciled" if why else "not reconciled"
     done = Consolidated(
         store=landed,
-        relation="held" if held else "unreconciled" if why else "not reconciled",
+        relation="held" if held else relation,
         lesson=node,
         why=why,
         written=[node.id],
+        deferred=locked is not None,
     )
-    done.pending = pending(landed) if why else []
-    if why and node.id not in done.pending:  # written, but the index could not be read
-        done.pending.append(node.id)
+    if locked is not None:  # the index cannot be read: the job indexes it, and reconciles
+        done.pending = [node.id]
+    else:
+        done.pending = pending(landed) if why else []
+        if why and node.id not in done.pending:  # written, but the index could not be read
+            done.pending.append(node.id)
     _logged(done, source)
     return done
 

@@ -3,16 +3,19 @@
 The verdict goes to the session's append-only log (a ``used`` entry, and a ``span`` entry
 per load-bearing sentence), to be folded into the unit's episode when the session is
 absorbed: never into a counter in place. Every id may be a unique prefix, as the
-injected block shows it; each is written out in full.
+injected block shows it; each is written out in full, resolved against the lesson files'
+names (a file is named for its lesson's id: `rose.store.nodefile`), never the graph: a
+record that takes no database lock lands while another process holds it.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from rose.errors import RoseError
 from rose.models import valid_id
-from rose.store import sessions, shortid
+from rose.store import scan, sessions, shortid
 
 if TYPE_CHECKING:
     from rose.store.facade import Store
@@ -49,7 +52,7 @@ def record_used(
         raise RoseError(f"not a lesson id: {', '.join(dict.fromkeys(bad))}")
     if not ids:
         raise RoseError("name at least one lesson with --used, --unused or --load-bearing")
-    every = [r["id"] for r in store.read("lesson_id_list")]
+    every = lesson_ids(store)
     full = {i: shortid.resolve(i, every) for i in dict.fromkeys(ids)}  # a prefix: its id
     unknown = sorted(i for i, f in full.items() if f is None)
     if unknown:
@@ -70,3 +73,9 @@ def record_used(
     for lesson, text in bearing:
         sessions.append(root, session_id, "span", turn=turn, lesson=lesson, span=text)
     return turn
+
+
+def lesson_ids(store: Store) -> list[str]:
+    """Every lesson's id in both scopes, from the lesson files' names, without the graph."""
+    found = scan.scan(store.roots, episodes=False)
+    return sorted({os.path.basename(p)[:-3] for p, f in found.items() if f.kind == "node"})

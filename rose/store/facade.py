@@ -406,13 +406,20 @@ class Store:
 
     def _save_unindexed(self, node: Node, scope: str, exc: GraphDamaged) -> Node:
         """Write a new, unlinked lesson's file without the graph; the next open reads it in."""
+        node = self.keep_unindexed(node, scope=scope, why=exc.detail)
+        target = self.dir_for(node.scope).node_path(node.family, node.id)
+        notify(f"lesson written to {target}, but not indexed: {exc}", "lesson saved, not indexed")
+        return node
+
+    def keep_unindexed(self, node: Node, *, scope: str, why: str) -> Node:
+        """Write a new, unlinked lesson's file without opening the graph (it is damaged, or
+        another process holds it): atomic and redacted like every write. The next open
+        reads it in, and the file's folder moving on makes the recall view stale."""
         node.scope = scope  # type: ignore[assignment]
         node.updated = now()
         node = redacted(node)
-        target = self.dir_for(node.scope).node_path(node.family, node.id)
-        write_text(target, dump_node(node))
-        self.log("write", {"id": node.id, "scope": node.scope, "unindexed": exc.detail})
-        notify(f"lesson written to {target}, but not indexed: {exc}", "lesson saved, not indexed")
+        write_text(self.dir_for(node.scope).node_path(node.family, node.id), dump_node(node))
+        self.log("write", {"id": node.id, "scope": node.scope, "unindexed": why})
         return node
 
     def _check_links(self, g: Graph, node: Node, batch: dict[str, Node] | None = None) -> None:
