@@ -73,6 +73,12 @@ EXAMPLES = {
         "with_lesson": "add backoff of 100ms, 400ms, 1600ms",
         "without_lesson": "add a retry loop",
     },
+    "split": {
+        "name": "CLAUDE.md",
+        "text": "## Retries\n\nRetry only idempotent calls: backoff 100ms, 400ms, 1600ms.",
+        "part": 2,
+        "parts": 3,
+    },
     "merge": {
         "lessons": [LESSON, OTHER],
         "budget_tokens": 30,

@@ -210,3 +210,12 @@ def test_a_drifted_template_is_caught(world, ctx):
         templates={"relevance": drifted},
     )
     assert judge.ask("relevance", ctx["relevance"]).verdicts == []
+
+
+def test_split_makes_a_lesson_of_each_section_verbatim(judge, ctx):
+    answer = judge.ask("split", ctx["split"])
+    text = ctx["split"]["text"]
+    assert len(answer.lessons) == 2  # one paragraph under each of two headings
+    for lesson in answer.lessons:
+        assert lesson.body in text  # verbatim
+        assert f"## {lesson.title}\n\n{lesson.body}" in text  # titled by its heading

@@ -63,6 +63,7 @@ _GROUPS = (
     "jobs_cmds",
     "lesson_cmds",
     "search_cmds",
+    "import_cmds",
     "review_cmds",
     "compact_cmds",
     "merge_cmds",

@@ -177,6 +177,13 @@ CALLS: dict[str, Call] = {
             cache=True,
         ),
         Call(
+            "split",
+            "Split this part of a document the user gave into lessons of one point each.",
+            m.SplitContext,
+            m.SplitAnswer,
+            cache=False,
+        ),
+        Call(
             "merge",
             "Write the shared parent of lessons used together, declaring what it drops.",
             m.MergeContext,
@@ -257,9 +264,9 @@ def render(name: str, context: BaseModel | Mapping[str, Any], *, source: str | N
     return template.render({field: getattr(ctx, field) for field in type(ctx).model_fields})
 
 
-#: The calls that write lessons out (a reflection, a compression, a merge): a real model
-#: writes for longer than it judges, so they get `calls.write_s`.
-WRITING = frozenset({"reflect", "compress", "merge"})
+#: The calls that write lessons out (a reflection, a compression, a merge, a split): a real
+#: model writes for longer than it judges, so they get `calls.write_s`.
+WRITING = frozenset({"reflect", "compress", "merge", "split"})
 
 
 class Judge:

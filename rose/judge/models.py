@@ -202,6 +202,17 @@ class MergeContext(_Context):
     preserve: list[str] = Field(default_factory=list)
 
 
+class SplitContext(_Context):
+    """A part of a file the user imports (`rose import`: a CLAUDE.md, an AGENTS.md, any
+    Markdown), to be split into lessons of one point each: `name` is the file's name, `text`
+    the part (cut at headings, then paragraphs, to fit one call), `part` of `parts`."""
+
+    name: str
+    text: str = Field(min_length=1)
+    part: int = Field(1, ge=1)
+    parts: int = Field(1, ge=1)
+
+
 # -- answers ---------------------------------------------------------------------------
 
 
@@ -439,3 +450,21 @@ class MergeAnswer(_Answer):
     family: str = Field(pattern=_FAMILY)
     body: str = Field(min_length=1)
     dropped: list[MergedClaim]
+
+
+class SplitLesson(_Answer):
+    title: str = Field(min_length=1)
+    gist: str = Field(min_length=1, description="one sentence saying what it is about")
+    family: str = Field(pattern=_FAMILY)
+    body: str = Field(
+        min_length=1,
+        description="the point in full: the file's own words where they are precise, every "
+        "value, command, path and reason kept",
+    )
+
+
+class SplitAnswer(_Answer):
+    lessons: list[SplitLesson] = Field(
+        description="one lesson a point, in the order the text makes them; none when the "
+        "part holds nothing worth remembering (a table of contents, a greeting)"
+    )

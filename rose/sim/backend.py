@@ -41,6 +41,7 @@ HANDLERS: dict[str, Handler] = {
     "gist": choose.gist,
     "assess": learn.assess,
     "reflect": learn.reflect,
+    "split": learn.split,
     "rank_repairs": learn.rank_repairs,
     "replay_probe": replay.replay_probe,
     "replay_judge": replay.replay_judge,

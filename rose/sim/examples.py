@@ -270,6 +270,11 @@ def contexts(world: World) -> dict[str, dict[str, Any]]:
             "with_lesson": f"From the lesson: {full}",
             "without_lesson": f"From the lesson: {thin}",
         },
+        "split": {
+            "name": "AGENTS.md",
+            "text": "# Notes for agents\n\n"
+            + "\n\n".join(f"## {t}\n\n{by_topic[t]['body']}" for t in (topic, others[0])),
+        },
         "merge": {
             "lessons": [by_topic[topic], by_topic[others[0]]],
             "budget_tokens": sum(tokens.count(by_topic[t]["body"]) for t in (topic, others[0])) - 1,

@@ -30,6 +30,14 @@ rank_repairs. Each reads only what its prompt shows, as a real model would.
   writes it only once enough sessions have (`rose.loop.route`). A lesson served for a
   homonym (its gist borrows the task's topic's name) is such a mistake, made again on
   every task naming that topic.
+- ``split`` reads the document's words only, as a careful model splits a file of notes: a
+  lesson for each paragraph (a list, unbroken by a blank line, is one paragraph), its body
+  the paragraph verbatim, its title the heading it sits under (with the paragraph's first
+  words when the heading holds several), its gist the first sentence, its family the
+  heading's name (else the first topic the paragraph names, else the file's name); a fenced
+  block goes with the paragraph before it; a line of a few words or a heading alone is no
+  lesson. With ``noise``, a
+  paragraph is now and then lumped into the lesson before it (two points in one).
 - ``rank_repairs`` reads words only: the topics, subjects, wrong values and defaults a
   symptom names, and the same in each claim. A symptom never says which fact was
   missing, so claims sharing its topic and subject tie, and the tie is drawn.
@@ -314,3 +322,66 @@ def rank_repairs(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
         )
         ranking.append({"id": cid, "usefulness": round(score, 3), "reason": reason})
     return {"ranking": ranking}
+
+
+_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+#: Words a paragraph needs to be a lesson: fewer is a label, not a point.
+_POINT_WORDS = 4
+
+
+def split(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
+    document = parse.section(prompt, "document")
+    name = re.search(r"^The document is (.+?)(?:, part \d+ of \d+|:)", prompt, re.M)
+    stem = _family(name.group(1).rsplit(".", 1)[0]) if name else "notes"
+    lessons: list[dict[str, str]] = []
+    for heading, paragraphs in _sections(document):
+        for k, para in enumerate(paragraphs):
+            if lessons and d.flip("lump", heading, k):  # two points run into one lesson
+                lessons[-1]["body"] += "\n\n" + para
+                continue
+            first = (parse.sentences(strip(para).lstrip("-*0123456789. ")) or [para])[0]
+            words = first.split()
+            lead = " ".join(words[:8]).rstrip(".:;,") + (" …" if len(words) > 8 else "")
+            title = (
+                heading
+                if heading and len(paragraphs) == 1
+                else (f"{heading}: {lead}" if heading else lead)
+            )
+            topics = world.topics_in(para)
+            family = _family(heading) if heading else (_family(topics[0]) if topics else stem)
+            lessons.append({"title": title, "gist": first, "family": family, "body": para})
+    return {"lessons": lessons}
+
+
+def _sections(document: str) -> list[tuple[str, list[str]]]:
+    """(heading, its paragraphs that make a point) in order; "" before the first heading."""
+    out: list[tuple[str, list[str]]] = [("", [])]
+    block: list[str] = []
+    fenced = False
+
+    def close() -> None:
+        text = "\n".join(block).strip()
+        block.clear()
+        if text.startswith("```") and out[-1][1]:  # a fenced block shows the point before it
+            out[-1][1][-1] += "\n\n" + text
+        elif len(strip(text).split()) >= _POINT_WORDS and not text.startswith("```"):
+            out[-1][1].append(text)
+
+    for line in document.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        heading = None if fenced else _HEADING.match(line)
+        if heading:
+            close()
+            out.append((strip(heading.group(1)), []))
+        elif not line.strip() and not fenced:
+            close()
+        else:
+            block.append(line)
+    close()
+    return [(h, ps) for h, ps in out if ps]
+
+
+def _family(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64].strip("-")
+    return slug or "notes"
