@@ -24,3 +24,21 @@ def hold(store, seconds: float) -> subprocess.Popen:
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     return proc
+
+
+_UNTIL_CLOSED = """
+import sys
+from pathlib import Path
+from rose.graph.engine import open_graph
+with open_graph(Path(sys.argv[1]), sys.argv[2]):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+def hold_until_closed(store) -> subprocess.Popen:
+    """Start a holder that lets go when its stdin closes; return once it holds."""
+    args = [sys.executable, "-c", _UNTIL_CLOSED, str(store.graph_path), store.engine]
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc

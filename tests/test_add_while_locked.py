@@ -12,9 +12,6 @@ as before and leaves no record behind.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from typer.testing import CliRunner
 
@@ -25,28 +22,12 @@ from rose.host.capture import queue_intake
 from rose.model.registry import simulated_model
 from rose.store import intake, sessions
 from rose.store.facade import Store
+from tests._holder import hold_until_closed
 from tests._hookrun import payload, run_hook
 
 pytestmark = pytest.mark.graph
 
 TEXT = "Run the flaky integration suite with --retries 3; the CI runners drop sockets."
-
-# Holds the store's graph database, as another rose command would, until its stdin closes.
-_HOLDER = """
-import sys
-from pathlib import Path
-from rose.graph.engine import open_graph
-with open_graph(Path(sys.argv[1]), sys.argv[2]):
-    print("held", flush=True)
-    sys.stdin.read()
-"""
-
-
-def _hold(store: Store) -> subprocess.Popen:
-    args = [sys.executable, "-c", _HOLDER, str(store.graph_path), store.engine]
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    return proc
 
 
 @pytest.fixture
@@ -64,7 +45,7 @@ def _files(store: Store) -> list[str]:
 
 
 def test_an_add_while_the_database_is_held_is_stored_and_finished_by_the_job(busy: Store):
-    holder = _hold(busy)
+    holder = hold_until_closed(busy)
     try:
         with jobs.held():
             res = CliRunner().invoke(app, ["add", TEXT, "--scope", "project"])
@@ -89,7 +70,7 @@ def test_an_add_while_the_database_is_held_is_stored_and_finished_by_the_job(bus
 
 
 def test_the_next_prompt_serves_a_lesson_stored_without_the_database(busy: Store):
-    holder = _hold(busy)
+    holder = hold_until_closed(busy)
     try:
         with jobs.held():
             res = CliRunner().invoke(app, ["add", TEXT, "--scope", "project", "--no-reconcile"])
@@ -108,7 +89,7 @@ def test_used_while_the_database_is_held_lands_in_the_session_log(busy: Store):
     kept = busy.add(TEXT)
     root = busy.primary.root
     sessions.append(root, "s1", "prompt", turn=1, prompt="p", served=[kept.id])
-    holder = _hold(busy)
+    holder = hold_until_closed(busy)
     try:
         res = CliRunner().invoke(app, ["used", "-s", "s1", "--used", kept.id[:10]])
     finally:
@@ -145,3 +126,22 @@ def test_with_the_database_free_an_add_is_added_as_before(busy: Store):
     assert res.stdout.startswith("added n_") and "deferred" not in res.stdout
     assert intake.waiting(busy.primary) == []
     assert [r for r in jobs.jobs(busy.primary) if r["kind"] == "reconcile"] == []
+
+
+def test_an_add_the_engine_fails_under_is_kept_and_finished_by_the_job(busy: Store):
+    """The engine's own failure (an IO error removing its log, seen under contention) after
+    the lesson was recorded: the command exits 0 and says so; the job stores the lesson."""
+    import rose.host.capture as capture_mod
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("IO exception: Error removing graph.kuzu.wal")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(capture_mod, "capture", crash)
+        done = CliRunner().invoke(app, ["add", TEXT])
+    assert done.exit_code == 0, done.output
+    assert "stored; reconciliation deferred" in done.output and "RuntimeError" in done.output
+    assert len(intake.waiting(busy.primary)) == 1
+    assert jobs.run_here(busy.primary) == 1
+    assert intake.waiting(busy.primary) == []
+    assert any(TEXT[:40] in i["full"] for i in Store.open().view()["lessons"])

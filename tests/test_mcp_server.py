@@ -19,25 +19,8 @@ from rose.cli import app
 from rose.store import sessions
 from rose.store.facade import Store
 from tests import _lineage as lin
+from tests._holder import hold_until_closed
 from tests._mcp_client import McpClient
-
-# Holds the store's graph database, as another rose command would, until its stdin closes.
-_HOLDER = """
-import sys
-from pathlib import Path
-from rose.graph.engine import open_graph
-with open_graph(Path(sys.argv[1]), sys.argv[2]):
-    print("held", flush=True)
-    sys.stdin.read()
-"""
-
-
-def _hold(store: Store) -> subprocess.Popen:
-    args = [sys.executable, "-c", _HOLDER, str(store.graph_path), store.engine]
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    return proc
-
 
 TOOLS = {"recall", "show", "lessons", "search", "used", "add"}
 DEPLOY = "Deploys use Argo Rollouts; a stuck rollout is promoted by hand with kubectl."
@@ -184,7 +167,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_answering(server, store)
     assert error and "not a lesson id: not an id!" in text
     error, text = server.call("used", used=[lin.L2], session="never-prompted")
     assert error and "has no recorded prompt" in text
-    holder = _hold(store)
+    holder = hold_until_closed(store)
     try:
         error, text = server.call("show", id=lin.L2)
     finally:

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from rose.host.jobs import jobs, submit
-from rose.loop import _land
 from rose.loop.consolidate import Consolidated, consolidate
 from rose.models import Node
 from rose.store import intake
@@ -164,24 +163,51 @@ def add(
     if source == "reflector":  # an agent's family is a model's choice, not the user's word
         lesson.provisional = [*lesson.provisional, "family"]
     log = session_root(session, start) if session is not None else None  # refused first
-    home = _land.existing(start)
+    home = _store_here(start)
     options = {"title": title, "family": family, "scope": scope, "reconcile": reconcile}
     options |= {"source": source, "provenance": provenance, "session": session}
-    with _recorded(home, lesson.id, text, options):  # on disk before any open or model call
-        if source == "reflector":  # the session named, else the one at work here
-            root, sid = _session_at_work(log, session, start)
-            if sid:
-                screen([lesson], _transcript_of(root, sid), cwd=str(start or Path.cwd()))
-        if home is not None:
-            home.lock_timeout_s = min(home.lock_timeout_s, DEFER_AFTER_S)
-        done = capture(
-            home, None, lesson, source=source, scope=scope, reconcile=reconcile, start=start
-        )
-        if session is not None:
-            note_minted(done, session, source=source, root=log)
+    try:
+        with _recorded(home, lesson.id, text, options):  # on disk before any open or call
+            if source == "reflector":  # the session named, else the one at work here
+                root, sid = _session_at_work(log, session, start)
+                if sid:
+                    screen([lesson], _transcript_of(root, sid), cwd=str(start or Path.cwd()))
+            if home is not None:
+                home.lock_timeout_s = min(home.lock_timeout_s, DEFER_AFTER_S)
+            done = capture(
+                home, None, lesson, source=source, scope=scope, reconcile=reconcile, start=start
+            )
+            if session is not None:
+                note_minted(done, session, source=source, root=log)
+    except RoseError:
+        raise  # refused, and said: the record is gone with it
+    except Exception as exc:  # the engine failed under us: the record stays, a job stores it
+        if home is None:
+            raise
+        done = _left_to_the_job(home, lesson, exc, reconcile=reconcile)
     if home is not None:
         queue_intake(home.primary)
     return done
+
+
+def _left_to_the_job(home: Store, lesson: Node, exc: Exception, *, reconcile: bool) -> Consolidated:
+    """An add the engine failed under after its record was on disk: logged, and said to be
+    deferred, for the reconcile job takes the record in (`rose.store.intake`)."""
+    why = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
+    home.log("error", {"command": "add", "id": lesson.id, "error": why})
+    if reconcile and "reconcile" not in lesson.provisional:
+        lesson.provisional = [*lesson.provisional, "reconcile"]  # what the job will do
+    return Consolidated(home, "deferred", lesson, why=why, deferred=True)
+
+
+def _store_here(start: Path | None) -> Store | None:
+    """The store for `start` as it is; None when there is none yet (the lesson makes one)."""
+    from rose.errors import StoreNotFound
+
+    try:
+        return Store.open(start)
+    except StoreNotFound:
+        return None
 
 
 def _recorded(

@@ -150,6 +150,11 @@ class Consolidated:
             )
         if self.relation == "deferred" and self.lesson is not None:
             what = "reconciliation" if self.marked else "indexing"
+            if self.why:  # the command failed after the lesson was on disk
+                return (
+                    f"stored; {what} deferred: {self.lesson.id} · {self.lesson.title} "
+                    f"({self.why}); a job finishes it"
+                )
             return (
                 f"stored; {what} deferred: {self.lesson.id} · {self.lesson.title} waits for "
                 "the graph database another rose process holds; a job finishes it"
