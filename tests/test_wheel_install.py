@@ -26,6 +26,7 @@ DATA = (
     ("rose/queries/*.cypher", "rose/queries/*.cypher"),
     ("prompts/*.j2", "rose/prompts/*.j2"),
     ("prompts/inject/*.j2", "rose/prompts/inject/*.j2"),
+    ("rose/inspect/_viewer_assets/*", "rose/inspect/_viewer_assets/*"),
 )
 _SKIP_COPY = shutil.ignore_patterns(
     ".git", ".venv", "venv", ".rose", "__pycache__", "*.egg-info", "build", "dist",
@@ -146,3 +147,6 @@ def test_installed_rose_runs_from_a_clean_venv(venv: Path, tmp_path: Path):
     assert res.returncode == 0, res.stderr
     assert "<rose-memory>" in res.stdout and "Retry idempotent calls" in res.stdout
     assert "ROSE · 1 lesson" in res.stdout
+    res = rose("view")  # the page's template, script and style, read from the package
+    assert res.returncode == 0, res.stderr
+    assert "Retry idempotent calls" in (work / ".rose" / "view.html").read_text()

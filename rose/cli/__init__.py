@@ -62,6 +62,7 @@ _GROUPS = (
     "store_cmds",
     "jobs_cmds",
     "lesson_cmds",
+    "view_cmds",
     "search_cmds",
     "import_cmds",
     "review_cmds",

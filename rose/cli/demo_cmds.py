@@ -106,12 +106,23 @@ def demo(
     figures["ceiling_share"] = share(
         figures["success_rate"], figures["baselines"]["ceiling"]["success_rate"]
     )
+    _leave_trend(figures, seed=seed)
     if as_json:
         emit_json(figures)
         return
     last = scoreboard.stream(world, sessions, seed, real.recurrence)[-1]
     prompt = scoreboard.plain_prompt(last)
     typer.echo(_report(figures, world=world, seed=seed, noise=noise, prompt=prompt))
+
+
+def _leave_trend(f: dict[str, Any], *, seed: int) -> None:
+    """Success and tokens over the sessions, each arm's, beside the store for `rose view`."""
+    from rose.atomic import write_json
+    from rose.store.layout import StoreDir
+
+    trend = {key: arm["over_time"] for key, arm in _arms(f).items()}
+    summary = {"sessions": f["sessions"], "seed": seed, "over_time": trend}
+    write_json(StoreDir(Path(f["store"]), "project").demo, summary)
 
 
 def _folder(where: str | None) -> Path:

@@ -100,7 +100,7 @@ def render_text(dag: nx.DiGraph, *, verbose: bool = False, recent: bool = False)
 def _details(a: dict, pad: str) -> list[str]:
     """What `-v` adds under a lesson: its gist, where it came from, what is not final yet."""
     out = [f"{pad}gist: {a['gist']}"] if a["gist"] else []
-    out.append(f"{pad}from: {_provenance(a)}")
+    out.append(f"{pad}from: {provenance(a)}")
     if a.get("held"):
         out.append(f"{pad}held for review: {a['held']}")
     marks = a.get("provisional") or ()
@@ -122,7 +122,7 @@ _FROM = {
 }
 
 
-def _provenance(a: dict) -> str:
+def provenance(a: dict) -> str:
     """Where a lesson's content came from, as `rose tree -v` says it."""
     text = _FROM.get(a.get("provenance") or "", str(a.get("provenance")))
     if a.get("provenance") == "outside":

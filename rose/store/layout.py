@@ -15,6 +15,8 @@ events.jsonl
 judge-cache/
 graph.*
 recall-view.json
+view.html
+demo.json
 write-journal.json
 index.txt
 query-history
@@ -80,6 +82,24 @@ class StoreDir:
     @property
     def recall_view(self) -> Path:
         return self.root / "recall-view.json"
+
+    @property
+    def view(self) -> Path:
+        """The page `rose view` writes by default (machine-local)."""
+        return self.root / "view.html"
+
+    @property
+    def demo(self) -> Path:
+        """What `rose demo` leaves of its run for `rose view`: success and tokens over time."""
+        return self.root / "demo.json"
+
+    def ignore(self, name: str) -> None:
+        """Have this store's `.gitignore` list `name`, for a store made before it was written."""
+        gi = self.root / ".gitignore"
+        if gi.exists():
+            text = gi.read_text(encoding="utf-8")
+            if name not in text.splitlines():
+                write_text(gi, text.rstrip("\n") + f"\n{name}\n")
 
     def graph_path(self, engine: str) -> Path:
         return self.root / ("graph.kuzu" if engine == "kuzu" else "graph.lbug")
