@@ -69,7 +69,8 @@ def add(
     the model is unavailable the lesson is stored as it is, and a job reconciles it later;
     so too when another rose process holds the store's database for more than a few
     seconds ("stored; reconciliation deferred"): what you type is on disk first. A
-    store is created where the lesson belongs if there is none yet. A reflector's lesson
+    store is created where the lesson belongs if there is none yet (outside a repository,
+    the global store only once you confirm it, or say --scope global). A reflector's lesson
     that repeats outside content its session read waits for your review (`rose review`).
     """
     from rose.host.capture import add as teach
@@ -85,6 +86,7 @@ def add(
             "say where a reflector's lesson came from: user, repository or outside",
             param_hint="--from",
         )
+    _may_create_global(scope, reads_stdin=body == "-")
     text = sys.stdin.read() if body == "-" else body
     done = teach(
         text,
@@ -101,6 +103,32 @@ def add(
     why = done.store.too_big(done.lesson) if done.lesson is not None else ""
     if why:
         typer.echo(f"rose: warning: {why}", err=True)
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty()
+
+
+def _may_create_global(scope: str | None, *, reads_stdin: bool) -> None:
+    """Outside any repository with no store yet, the lesson would create the global store:
+    asked first on a terminal; refused without one, naming the commands that would do it."""
+    from rose.loop.consolidate import creates_global
+
+    glob = creates_global(scope)
+    if glob is None:
+        return
+    where = f"not in a git repository, and there is no ROSE store: the lesson would create {glob}"
+    if not reads_stdin and _interactive():
+        if typer.confirm(f"rose: {where}, the global store for every project. Create it?"):
+            return
+        typer.echo("rose: nothing added", err=True)
+        raise typer.Exit(1)
+    typer.echo(
+        f"rose: {where}; nothing added. Create it with `rose init --scope global` (or add with "
+        "`rose add --scope global ...`), or run `rose init` in your project's folder first",
+        err=True,
+    )
+    raise typer.Exit(1)
 
 
 def tree(

@@ -349,7 +349,8 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         return None  # recall is switched off
     view, chosen, note, selection = chosen_for
     late = selection.pop("late", None)  # questions past the deadline: answered after all
-    kept = notices.take([r for r, _ in roots])  # what a detached job did since: said once
+    here = str(payload.get("cwd") or "") or None  # a notice about another folder waits
+    kept = notices.take([r for r, _ in roots], here)  # what a detached job did since: once
     if kept:
         note = " · ".join([*kept, note] if note else kept)
     path = session_path(roots[0][0], sid)

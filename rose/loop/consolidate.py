@@ -386,6 +386,12 @@ def captured(events: Path, *, unreconciled: int = 0) -> dict[str, Any]:
     }
 
 
+def creates_global(scope: str | None = None, start: Path | None = None) -> Path | None:
+    """The global store a lesson consolidated here would create, or None
+    (`rose.loop._land.creates_global`): for a caller that asks the user first."""
+    return _land.creates_global(scope, start)
+
+
 # -- the steps ---------------------------------------------------------------------------
 
 

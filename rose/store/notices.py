@@ -20,13 +20,24 @@ from rose.atomic import append_line
 FILE = "notices.log"
 
 
-def keep(root: str | Path, short: str) -> None:
-    """Keep `short` for the next status line of the store at `root`."""
-    append_line(Path(root) / FILE, short.replace("\n", " ").strip())
+#: Marks a notice kept for one folder's prompts: `@<folder>\t<words>`.
+_ABOUT = "@"
 
 
-def take(roots: list[str]) -> list[str]:
-    """The notices kept in the stores at `roots`, oldest first, each handed out once."""
+def keep(root: str | Path, short: str, *, about: str | Path | None = None) -> None:
+    """Keep `short` for the next status line of the store at `root`; with `about` (the folder
+    it concerns, as a project kept in the global store), for a prompt in that folder only."""
+    line = short.replace("\n", " ").replace("\t", " ").strip()
+    if about is not None:
+        line = f"{_ABOUT}{os.path.abspath(about)}\t{line}"
+    append_line(Path(root) / FILE, line)
+
+
+def take(roots: list[str], here: str | None = None) -> list[str]:
+    """The notices kept in the stores at `roots` for a prompt in `here` (the working
+    directory), oldest first, each handed out once. One kept about another folder is left
+    for a prompt there: the global store is every project's, its notices are not."""
+    here = os.path.abspath(here or os.getcwd())
     out: list[str] = []
     for root in roots:
         path = os.path.join(root, FILE)
@@ -35,8 +46,17 @@ def take(roots: list[str]) -> list[str]:
             os.rename(path, taking)
         except OSError:
             continue  # none kept, or another hook took them
+        lines: list[str] = []
         with contextlib.suppress(OSError), open(taking, encoding="utf-8") as fh:
-            out += [line.strip() for line in fh if line.strip()]
+            lines = [line.strip() for line in fh if line.strip()]
+        for line in lines:
+            about, _, words = line[len(_ABOUT) :].partition("\t")
+            if not line.startswith(_ABOUT) or not words:
+                out.append(line)
+            elif here == about or here.startswith(about.rstrip(os.sep) + os.sep):
+                out.append(words)
+            else:
+                append_line(Path(path), line)  # another folder's: kept for its prompts
         with contextlib.suppress(OSError):
             os.unlink(taking)
     return list(dict.fromkeys(out))
@@ -47,14 +67,17 @@ def take(roots: list[str]) -> list[str]:
 _NOTICES: list[str] = []
 
 
-def notify(line: str, short: str, *, keep_in: Path | None = None) -> None:
+def notify(
+    line: str, short: str, *, keep_in: Path | None = None, about: Path | None = None
+) -> None:
     """Tell the user what was repaired or made: the whole line on stderr now, a few words for
     later. With `keep_in` (a store's folder) the few words are also kept there, for the next
-    prompt's status line: a detached job has no one to tell."""
+    prompt's status line: a detached job has no one to tell; with `about`, for the next
+    prompt in that folder (`keep`)."""
     _NOTICES.append(short)
     print(f"rose: {line}", file=sys.stderr)
     if keep_in is not None:
-        keep(keep_in, short)
+        keep(keep_in, short, about=about)
 
 
 def adopt(shorts: list[str]) -> None:
