@@ -61,3 +61,39 @@ def trusted_note(hooks: list, newly: int, path: Path) -> str:
         f"({events}; {newly} newly trusted); no other hook was touched. Trust follows the "
         "content: `rose doctor` says when it is stale, and --trust renews it."
     )
+
+
+def agent_note(scope: str, project_dir: Path | None, *, dry_run: bool) -> str:
+    """With no `claude` on PATH, make `codex` the agent ROSE asks for its own model calls,
+    in the config of the install's scope (the global store's for the user, created if need
+    be; the project store's for a project); the one line saying so, or "" when a `claude`
+    is on PATH or another agent is chosen already (in that file, or `ROSE_AGENT`)."""
+    import shutil
+
+    from rose import config as configmod
+    from rose.store.layout import StoreDir, find_project_root, global_root
+
+    if shutil.which("claude") is not None:
+        return ""
+    if scope == "user":
+        store = StoreDir(global_root(), "global")
+    else:
+        root = find_project_root((project_dir or Path.cwd()).resolve())
+        if root is None:
+            return (
+                "no `claude` on PATH: after `rose init`, run `rose config agent codex` so "
+                "ROSE's own model calls go to Codex"
+            )
+        store = StoreDir(root, "project")
+    if configmod.load([store.config]).agent != "claude":
+        return ""  # chosen already
+    flag = " --scope global" if scope == "user" else ""
+    if dry_run:
+        return f"no `claude` on PATH: would set agent codex in {store.config}"
+    if scope == "user":
+        store.create()
+    configmod.set_override(store.config, "agent", "codex")
+    return (
+        f"no `claude` on PATH: set agent codex in {store.config}, so ROSE's own model calls "
+        f"go to Codex (`rose config agent claude{flag}` undoes it)"
+    )

@@ -200,11 +200,18 @@ def install(
     For Codex, the AGENTS.md block is written only when the Codex on PATH runs no hooks (it
     would repeat what the prompt hook injects). `trust` (the user has consented) then asks
     Codex to trust ROSE's hooks for their current content; when it cannot, every file this
-    call wrote is put back as it was and CodexTrustError says why.
+    call wrote is put back as it was and CodexTrustError says why. With no `claude` on
+    PATH, a Codex install also makes `codex` the agent ROSE asks (`agent_note`).
     """
     if trust and target != "codex":
         raise InstallError("--trust is for --target codex: Claude Code has no hook trust")
-    return _run("install", target, scope, dry_run, force, project_dir, rose_cmd, trust, mcp)
+    report = _run("install", target, scope, dry_run, force, project_dir, rose_cmd, trust, mcp)
+    if target == "codex":  # the quickstart is complete: ROSE's own calls go to Codex too
+        from rose.host._codex_install import agent_note
+
+        note = agent_note(scope, project_dir, dry_run=dry_run)
+        report.notes += [note] if note else []
+    return report
 
 
 def uninstall(
