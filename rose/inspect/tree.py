@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 
 import networkx as nx
@@ -141,14 +140,21 @@ def _manifest(a: dict, pad: str, verbose: bool) -> list[str]:
     return out
 
 
+def _dot(*lines: str) -> str:
+    """A DOT quoted string holding `lines` as written: UTF-8 kept as it is, a backslash and a
+    quote escaped (`C:\\certs` stays), the lines joined by DOT's `\\n`."""
+    esc = [x.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") for x in lines]
+    return '"' + "\\n".join(esc) + '"'
+
+
 def render_dot(dag: nx.DiGraph) -> str:
     """Graphviz DOT: one rank per level, dropped-claim counts on edges, disputed nodes marked."""
-    q = json.dumps  # DOT string quoting is compatible with JSON's for our text
+    q = _dot
     out = ["digraph rose {", "  rankdir=TB;", "  node [shape=box, fontsize=10];"]
     for n, a in sorted(dag.nodes(data=True)):
         style = ', style=filled, fillcolor="#f4cccc"' if a["status"] == "disputed" else ""
-        label = f"L{a['level']} {a['title']}\\n{n}"
-        out.append(f"  {q(n)} [label={q(label).replace(chr(92) * 2, chr(92))}{style}];")
+        label = q(f"L{a['level']} {a['title']}", n)
+        out.append(f"  {q(n)} [label={label}{style}];")
     levels: dict[int, list[str]] = {}
     for n, a in dag.nodes(data=True):
         levels.setdefault(a["level"], []).append(n)
