@@ -105,7 +105,8 @@ def test_tree_text_and_dot(run):
     assert res.exit_code == 0 and "retry/" in res.output and "gist:" in res.output
     res = run("tree", "--dot")
     assert res.exit_code == 0 and res.output.startswith("digraph rose {")
-    assert run("tree", "--family", "none").output.startswith("no lessons yet")
+    res = run("tree", "--family", "none")
+    assert res.exit_code == 1 and "the families are: retry" in res.output
 
 
 def test_config_get_set_list_and_errors(run, project):

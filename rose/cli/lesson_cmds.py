@@ -150,11 +150,20 @@ def tree(
     from rose.store.facade import Store
 
     family = slug(family) if family is not None else None
-    dag = build(Store.open(), family)
+    store = Store.open()
+    dag = build(store, family)
+    if family is not None and not dag:
+        known = sorted({str(r["family"]) for r in store.read("families")})
+        typer.echo(
+            f"rose: no family {family!r} in this store; the families are: "
+            f"{', '.join(known) or 'none yet'}",
+            err=True,
+        )
+        raise typer.Exit(1)
     if dot:
         typer.echo(render_dot(dag))
     elif not dag:
-        typer.echo("no lessons yet" + (f" in family {family}" if family else ""))
+        typer.echo("no lessons yet")
     else:
         typer.echo(render_text(dag, verbose=verbose, recent=recent))
 
