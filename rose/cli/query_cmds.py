@@ -36,7 +36,8 @@ def query(
 ) -> None:
     """Query the lesson graph with Cypher (read-only unless --write).
 
-    The schema is in the README. Without --write a statement may only read the graph: it
+    The schema is in the README (in the console, `help` prints it; `exit` or `quit` ends
+    it). Without --write a statement may only read the graph: it
     begins with MATCH, OPTIONAL MATCH, UNWIND, WITH, RETURN or CALL (of show_tables,
     table_info and the like), and one that reads a file (LOAD FROM), writes anywhere,
     loads an extension or attaches a database is refused before any runs; a clause's
@@ -59,6 +60,18 @@ def _show(results: list[list[dict]], as_json: bool) -> None:
         typer.echo("\n\n".join(table(rows) for rows in results) if results else table([]))
 
 
+_HELP_TAIL = (
+    "Times are ISO-8601 strings; a variable-length path needs an upper bound of at most 30.\n"
+    "What each column holds, and examples: README.md, 'Graph schema'."
+)
+
+
+def _help() -> str:
+    from rose.graph.queries import schema_text
+
+    return f"{schema_text()}\n{_HELP_TAIL}"
+
+
 def _console(store, as_json: bool, write: bool) -> None:
     """Read statements until EOF; the database is opened per statement, never while waiting."""
     from rose.errors import RoseError
@@ -73,7 +86,10 @@ def _console(store, as_json: bool, write: bool) -> None:
     if readline is not None:
         for stmt in history:
             readline.add_history(stmt)
-    typer.echo("Cypher console: one statement a line, end with ';' to run. Ctrl-D quits.")
+    typer.echo(
+        "Cypher console: one statement a line, end with ';' to run. "
+        "`help` shows the schema; `exit`, `quit` or Ctrl-D quits."
+    )
     buf: list[str] = []
     while True:
         try:
@@ -81,6 +97,12 @@ def _console(store, as_json: bool, write: bool) -> None:
         except EOFError:
             typer.echo()
             break
+        word = line.strip().rstrip(";").strip().lower()
+        if not buf and word in ("exit", "quit"):
+            break
+        if not buf and word == "help":
+            typer.echo(_help())
+            continue
         buf.append(line)
         stmt = " ".join(buf).strip()
         if not stmt.endswith(";") and line.strip():
