@@ -65,7 +65,8 @@ def _relevance_verdicts(backend: SimulatedBackend) -> list[str]:
     for task in world.tasks:
         prompt = render("relevance", {"prompt": task.prompt, "candidates": cands})
         data = backend.complete("relevance", prompt, {}, timeout_s=1).data
-        out += [v["verdict"] for v in data["verdicts"]]
+        given = {v["id"]: v["verdict"] for v in data["verdicts"]}
+        out += [given.get(c["id"], "unrelated") for c in cands]  # one left out is unrelated
     return out
 
 

@@ -48,10 +48,9 @@ def test_every_call_is_answered(judge, ctx):
 
 def test_relevance(judge, ctx, task):
     answer = judge.ask("relevance", ctx["relevance"])
-    assert [v.id for v in answer.verdicts] == [c["id"] for c in ctx["relevance"]["candidates"]]
-    verdicts = {v.id: v.verdict for v in answer.verdicts}
-    assert verdicts.pop(f"n_{task.topics[0]}") == "relevant"
-    assert set(verdicts.values()) == {"unrelated"}
+    # only what may bear on the task is listed: every other candidate is unrelated
+    assert {v.id: v.verdict for v in answer.verdicts} == {f"n_{task.topics[0]}": "relevant"}
+    assert len(ctx["relevance"]["candidates"]) > 1
 
 
 def test_relevance_second_pass_reaches_hidden_topic(judge, world):
@@ -63,9 +62,9 @@ def test_relevance_second_pass_reaches_hidden_topic(judge, world):
     assert task.hidden[0] not in world.topics_in(task.prompt)
     cands = [examples.candidate(dst), vague]
     first = judge.ask("relevance", {"prompt": task.prompt, "candidates": cands})
-    assert [v.verdict for v in first.verdicts] == ["unrelated", "descend"]
+    assert [(v.id, v.verdict) for v in first.verdicts] == [("n_vague", "descend")]
     second = judge.ask("relevance", {"prompt": task.prompt, "candidates": cands, "found": [src]})
-    assert second.verdicts[0].verdict == "maybe"
+    assert (second.verdicts[0].id, second.verdicts[0].verdict) == (dst["id"], "maybe")
 
 
 def test_related(judge, ctx, world, task):

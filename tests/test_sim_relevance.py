@@ -21,7 +21,8 @@ def _verdicts(judge: Judge, prompt: str, candidates, found=()) -> dict[str, str]
     answer = judge.ask(
         "relevance", {"prompt": prompt, "candidates": candidates, "found": list(found)}
     )
-    return {v.id: v.verdict for v in answer.verdicts}
+    given = {v.id: v.verdict for v in answer.verdicts}
+    return {c["id"]: given.get(c["id"], "unrelated") for c in candidates}  # left out: unrelated
 
 
 def test_a_gist_that_omits_its_topic_is_not_recalled_for_it():

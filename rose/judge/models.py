@@ -227,7 +227,15 @@ class CandidateVerdict(_Answer):
 
 
 class RelevanceAnswer(_Answer):
-    verdicts: list[CandidateVerdict]
+    """Only the candidates that may bear on the task (and those a rule turned away): a
+    candidate left out is unrelated. A real model's answer time grows with what it writes,
+    and a verdict with a reason for each of 60 candidates took longer than the prompt can
+    wait (`benchmarks/host_latency.py`)."""
+
+    verdicts: list[CandidateVerdict] = Field(
+        description="the candidates that may bear on the task, and any a rule turned away; "
+        "every candidate left out is unrelated"
+    )
 
 
 class FamilyGistAnswer(_Answer):

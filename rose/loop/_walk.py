@@ -161,7 +161,7 @@ def _judged(
 
     rc = store.config.recall
     level = depth.get(item["id"], 0)
-    verdict, reason = (v.verdict, v.reason) if v else ("maybe", "no verdict given")
+    verdict, reason = (v.verdict, v.reason) if v else ("unrelated", "not listed: unrelated")
     given = {r["id"] for r in walk.rules}
     rules = [r for r in dict.fromkeys(v.rules if v else []) if r in given]  # cited, and shown
     if families.is_family(item):

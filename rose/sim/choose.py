@@ -125,7 +125,8 @@ def relevance(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
             verdict, reason = _verdict(topics, asked, reach)
         if d.flip(cid):
             verdict, reason = _WRONG_VERDICT[verdict], f"judged otherwise: {reason}"
-        verdicts.append({"id": cid, "verdict": verdict, "reason": reason, "rules": cited})
+        if verdict != "unrelated" or cited:  # a candidate left out is unrelated
+            verdicts.append({"id": cid, "verdict": verdict, "reason": reason, "rules": cited})
     return {"verdicts": verdicts}
 
 
