@@ -53,7 +53,7 @@ def test_init_add_status_json(run, project):
     assert data["health"] == {"ok": True, "problems": []}
 
     text = run("status")
-    assert text.exit_code == 0 and "2 in 2 families" in text.output
+    assert text.exit_code == 0 and "2 active (2 in all) in 2 families" in text.output
 
 
 def test_add_rejects_empty_body_and_bad_scope(run):

@@ -400,7 +400,7 @@ def test_a_read_only_store_is_read_and_a_write_is_one_line_naming_it(unpriv_proj
     code, output = out.value
     assert code == 0, output
     assert f"rose: {rose_dir} cannot be written (permission denied): " in output
-    assert "lessons    2 in 1 families" in output
+    assert "lessons    2 active (2 in all) in 1 families" in output
     start = time.monotonic()
     out = as_unprivileged(
         functools.partial(_cli, "add", "A lesson that cannot be kept."), cwd=unpriv_project

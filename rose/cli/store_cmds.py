@@ -57,7 +57,8 @@ def _format(s: dict) -> str:
     ]
     lines.append(f"engine     {st['engine']} {st['engine_version']}")
     fams = ", ".join(f"{f['family']} ({f['lessons']})" for f in s["families"]) or "none"
-    lines.append(f"lessons    {s['lessons']} in {len(s['families'])} families: {fams}")
+    counts = f"{s['active_lessons']} active ({s['lessons']} in all)"
+    lines.append(f"lessons    {counts} in {len(s['families'])} families: {fams}")
     lines.append(f"episodes   {s['episodes']} ({s['successful_episodes']} successful)")
     lines += precision_text(s["precision"])
     lines += _counterfactual_lines(s.get("counterfactual") or {})
@@ -185,10 +186,14 @@ def _jobs_lines(jobs: dict) -> list[str]:
     return lines
 
 
+# The judge's keepers and the recall servers are keyed by what they run, not by a store.
+_SHARED = "; shared by every store"
+
+
 def _kept_lines(kept: list[dict], servers: list[dict], graph: dict | None) -> list[str]:
-    """The judge's CLIs kept started between prompts, one line a keeper, the recall
-    servers keeping recall loaded, one line a server, and the graph server keeping this
-    store's database open."""
+    """The graph server keeping this store's database open, the judge's CLIs kept started
+    between prompts, one line a keeper, and the recall servers keeping recall loaded, one
+    line a server; the last two serve every store of the user, and say so."""
     held = [
         f"kept       the graph database open for the next command (pid {graph['pid']}; "
         f"lets go after {graph['exits_in_s']:.0f} s more without one, graph.keep_open_s)"
@@ -201,12 +206,13 @@ def _kept_lines(kept: list[dict], servers: list[dict], graph: dict | None) -> li
         held
         + [
             f"kept       {k['kept']} judge CLI(s) started for the next prompt (pid {k['pid']}; "
-            f"exits after {k['exits_in_s']:.0f} s more without a question, recall.keep_warm_s)"
+            f"exits after {k['exits_in_s']:.0f} s more without a question, recall.keep_warm_s"
+            f"{_SHARED})"
             for k in kept
         ]
         + [
             f"kept       recall loaded for the next prompt (pid {r['pid']}; exits after "
-            f"{r['exits_in_s']:.0f} s more without a prompt, recall.keep_warm_s)"
+            f"{r['exits_in_s']:.0f} s more without a prompt, recall.keep_warm_s{_SHARED})"
             for r in servers
         ]
     )

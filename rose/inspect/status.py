@@ -5,6 +5,7 @@ spend."""
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime
 from pathlib import Path
@@ -57,6 +58,7 @@ def status(store: Store) -> dict[str, Any]:
             "graph": str(store.graph_path),
         },
         "lessons": sum(by_level.values()),
+        "active_lessons": sum(by_status.get(s, 0) for s in SERVABLE),
         "episodes": episodes["n"],
         "successful_episodes": episodes["successes"],
         "precision": used_of_served,
@@ -108,30 +110,42 @@ def status(store: Store) -> dict[str, Any]:
 
 
 def kept_clis() -> list[dict[str, Any]]:
-    """The judge's CLIs kept started for the next prompt (`recall.keep_warm_s`)."""
+    """The judge's CLIs kept started for the next prompt (`recall.keep_warm_s`), each entry
+    `shared`: a keeper is keyed by the CLI's argv and environment, not by a store, and
+    answers every store's questions that match them (`rose.model._keeper.key`)."""
     from rose.model.claude import kept
 
-    return kept()
+    return [{**k, "shared": True} for k in kept()]
 
 
 def recall_servers() -> list[dict[str, Any]]:
-    """The recall servers keeping recall loaded for the next prompt (`recall.keep_warm_s`)."""
+    """The recall servers keeping recall loaded for the next prompt (`recall.keep_warm_s`),
+    each entry `shared`: a server is keyed by the Python, ROSE's code and the environment,
+    and runs recall for whichever store the asking hook is in
+    (`rose.host.recall_server.key`)."""
     from rose.host import recall_server
 
     try:
-        return recall_server.status_all()
+        return [{**r, "shared": True} for r in recall_server.status_all()]
     except OSError:
         return []
 
 
-def graph_server(path: Any) -> dict[str, Any] | None:
-    """The graph server keeping this store's database open (`graph.keep_open_s`), or None."""
+def graph_server(path: Path) -> dict[str, Any] | None:
+    """The graph server keeping this store's database open (`graph.keep_open_s`), or None.
+
+    It is found by the holder note beside this database, and shown only when it says it
+    holds this database: another store's server is never reported as this one's."""
     from rose.graph import server
 
     try:
-        return server.status(path)
+        reply = server.status(path)
     except OSError:
         return None
+    held = reply.get("path") if reply else None
+    if not isinstance(held, str) or os.path.realpath(held) != os.path.realpath(path):
+        return None
+    return reply
 
 
 def never_served(g: Any, budget: int) -> list[dict[str, str]]:
