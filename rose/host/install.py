@@ -373,6 +373,8 @@ def _json_changes(path: Path, wanted: dict[str, dict]) -> list[FileChange]:
     changes = []
     # The first install keeps the file as it was; a file ROSE created itself has no backup,
     # which is also how uninstall knows it may delete the file once ROSE's entries are gone.
+    # Uninstall puts the backup's bytes back when the file holds what it held then, and
+    # removes the backup either way: nothing of ROSE's is left for it to undo.
     if wanted and before is not None and sj.owned_count(data) == 0 and not backup.exists():
         # The backup is as private as the original: settings.json's "env" may hold keys.
         changes.append(FileChange(backup, None, before, mode=_real(path).stat().st_mode & 0o777))
@@ -383,6 +385,9 @@ def _json_changes(path: Path, wanted: dict[str, dict]) -> list[FileChange]:
                 changes.append(FileChange(path.parent, "", None, is_dir=True))
     else:
         changes.append(FileChange(path, before, _restore_or_dump(new, before, backup)))
+    if not wanted and backup.exists():  # its work is done: the file holds no ROSE entry
+        saved, mode = read_or_none(backup), _real(backup).stat().st_mode & 0o777
+        changes.append(FileChange(backup, saved, None, mode=mode))
     return changes
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,19 +98,58 @@ def parse(path: Path, text: str | None) -> dict[str, Any]:
     return data
 
 
-def dump(data: dict[str, Any], like: str | None) -> str:
-    """`data` as JSON, indented like the file it came from (two spaces for a new file).
+@dataclass(frozen=True)
+class _Layout:
+    """How a JSON file is written: what `json.dumps` needs to write it so again."""
 
-    A byte-order mark the file began with is kept.
+    indent: str | int | None = 2
+    separators: tuple[str, str] | None = None
+    ensure_ascii: bool = False
+
+    def dumps(self, data: Any) -> str:
+        return json.dumps(data, indent=self.indent, separators=self.separators,
+                          ensure_ascii=self.ensure_ascii)  # fmt: skip
+
+
+def dump(data: dict[str, Any], like: str | None) -> str:
+    """`data` as JSON written the way the file it came from is (two spaces and a newline
+    for a new file): its indentation (spaces, tabs or none), separators, escaping of
+    non-ASCII characters, the whitespace around it (a final newline or none) and a
+    byte-order mark.
+
+    Keys keep the order `data` holds them in, so a file rewritten with only ROSE's entry
+    added and then removed is the file it was, byte for byte.
     """
     like = like or ""
-    indent: str | int = 2
-    m = re.match(r"\s*\{[ \t]*\r?\n([ \t]+)\S", like.removeprefix(BOM))
-    if m:
-        ws = m.group(1)
-        indent = ws if "\t" in ws else len(ws)
     bom = BOM if like.startswith(BOM) else ""
-    return bom + json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    body = like.removeprefix(BOM)
+    if not body.strip():
+        return bom + _Layout().dumps(data) + "\n"
+    lead, trail = body[: len(body) - len(body.lstrip())], body[len(body.rstrip()) :]
+    return bom + lead + _layout(body.strip()).dumps(data) + trail
+
+
+def _layout(core: str) -> _Layout:
+    """The layout that writes `core` (a JSON text, stripped) as it is: the first that
+    reproduces it exactly, else the nearest guess from its first indented line."""
+    m = re.search(r"^([ \t]+)\S", core, re.M)
+    indent: str | int | None = None if m is None else m.group(1)
+    if isinstance(indent, str) and "\t" not in indent:
+        indent = len(indent)
+    tight = (",", ":")
+    guess = _Layout(indent, tight if indent is None and not re.search(r"[,:] ", core) else None)
+    try:
+        old = json.loads(core)
+    except ValueError:
+        return guess
+    if not old:  # `{}`: nothing to learn from, so a new file's layout
+        return _Layout()
+    for ascii_ in (False, True):
+        for seps in dict.fromkeys((guess.separators, None, tight)):
+            layout = _Layout(indent, seps, ascii_)
+            if layout.dumps(old) == core:
+                return layout
+    return guess
 
 
 def rose_event(command: Any) -> tuple[list[str], str] | None:
