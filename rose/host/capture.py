@@ -17,8 +17,8 @@ exits 0, and the `reconcile` job it queues, with a runner started, indexes and r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -166,8 +166,9 @@ def add(
     home = _store_here(start)
     options = {"title": title, "family": family, "scope": scope, "reconcile": reconcile}
     options |= {"source": source, "provenance": provenance, "session": session}
+    kept: Path | None = None
     try:
-        with _recorded(home, lesson.id, text, options):  # on disk before any open or call
+        with _recorded(home, lesson.id, text, options) as kept:  # on disk before any open
             if source == "reflector":  # the session named, else the one at work here
                 root, sid = _session_at_work(log, session, start)
                 if sid:
@@ -182,7 +183,7 @@ def add(
     except RoseError:
         raise  # refused, and said: the record is gone with it
     except Exception as exc:  # the engine failed under us: the record stays, a job stores it
-        if home is None:
+        if home is None or kept is None:
             raise
         done = _left_to_the_job(home, lesson, exc, reconcile=reconcile)
     if home is not None:
@@ -210,14 +211,25 @@ def _store_here(start: Path | None) -> Store | None:
         return None
 
 
+@contextmanager
 def _recorded(
     home: Store | None, lesson_id: str, text: str, options: dict[str, Any]
-) -> AbstractContextManager[Any]:
-    """`rose.store.intake.recorded` in the store found for the command; with no store at all
-    there is nothing to wait for but the model, and no folder to record it in."""
-    if home is None:
-        return nullcontext()
-    return intake.recorded(home.primary, lesson_id, text, **options)
+) -> Iterator[Path | None]:
+    """`rose.store.intake.recorded` in the store found for the command: the record's path,
+    or None when there is none. With no store at all there is nothing to wait for but the
+    model, and no folder to record it in; a store that cannot be written takes no record,
+    and the lesson's own write then says why."""
+    stack = ExitStack()
+    try:
+        kept = (
+            None
+            if home is None
+            else stack.enter_context(intake.recorded(home.primary, lesson_id, text, **options))
+        )
+    except OSError:
+        kept = None
+    with stack:
+        yield kept
 
 
 def settle_accepted(store: Store) -> str:
