@@ -142,6 +142,7 @@ def test_an_add_the_engine_fails_under_is_kept_and_finished_by_the_job(busy: Sto
     assert done.exit_code == 0, done.output
     assert "stored; reconciliation deferred" in done.output and "RuntimeError" in done.output
     assert len(intake.waiting(busy.primary)) == 1
+    assert list(busy.primary.nodes.glob("*/*.md"))  # its id names a lesson at once
     assert jobs.run_here(busy.primary) == 1
     assert intake.waiting(busy.primary) == []
     assert any(TEXT[:40] in i["full"] for i in Store.open().view()["lessons"])

@@ -18,7 +18,7 @@ exits 0, and the `reconcile` job it queues, with a runner started, indexes and r
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -185,19 +185,27 @@ def add(
     except Exception as exc:  # the engine failed under us: the record stays, a job stores it
         if home is None or kept is None:
             raise
-        done = _left_to_the_job(home, lesson, exc, reconcile=reconcile)
+        done = _left_to_the_job(home, lesson, exc, reconcile=reconcile, scoped=scope is not None)
     if home is not None:
         queue_intake(home.primary)
     return done
 
 
-def _left_to_the_job(home: Store, lesson: Node, exc: Exception, *, reconcile: bool) -> Consolidated:
-    """An add the engine failed under after its record was on disk: logged, and said to be
-    deferred, for the reconcile job takes the record in (`rose.store.intake`)."""
+def _left_to_the_job(
+    home: Store, lesson: Node, exc: Exception, *, reconcile: bool, scoped: bool
+) -> Consolidated:
+    """An add the engine failed under after its record was on disk: logged, its file written
+    without the graph where the disk allows (so its id names a lesson at once, for `rose
+    used`), and said to be deferred: the reconcile job indexes and reconciles it, or takes
+    the record in (`rose.store.intake`) when the file could not be written."""
     why = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
     home.log("error", {"command": "add", "id": lesson.id, "error": why})
-    if reconcile and "reconcile" not in lesson.provisional:
-        lesson.provisional = [*lesson.provisional, "reconcile"]  # what the job will do
+    if reconcile and "reconcile" not in lesson.provisional:  # what the job will do
+        lesson.provisional = [*lesson.provisional, "reconcile"]  # the validator orders them
+        if not scoped:
+            lesson.provisional = [*lesson.provisional, "scope"]
+    with suppress(OSError):  # else the record alone stands, and the job stores it
+        lesson = home.keep_unindexed(lesson, scope=home.primary.scope, why=why)
     return Consolidated(home, "deferred", lesson, why=why, deferred=True)
 
 
