@@ -1,4 +1,4 @@
-"""`rose mcp` speaks MCP over stdio: a real subprocess is initialised, lists its four tools
+"""`rose mcp` speaks MCP over stdio: a real subprocess is initialised, lists its tools
 and answers each against a small real store (a compressed lineage and a second family).
 `recall` returns the same lesson blocks the prompt hook injects, `show` the delta manifest
 with each dropped claim's holder, `lessons` the families and apexes, `search` the lines
