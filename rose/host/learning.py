@@ -566,34 +566,16 @@ def _queue_follow_ups(job: JobContext, store: Store, sid: str, written: list[Epi
         submit(job.store_dir, "counterfactual", {"session": sid}, key=key, spawn=False)
 
 
-def _reflected(after: list[dict]) -> str:
-    """How the reflection a nudge started stands, from the session log after it: "done", or
-    "failed" (its model call failed), or "" (not yet reflected: pending, or it died)."""
-    said = [e for e in after if e["t"] == "reflected"]
-    if not said:
-        return ""
-    return "failed" if all(e.get("error") for e in said) else "done"
-
-
 def _closing_reflection(store: Store, sid: str, transcript: str, cwd: str) -> None:
     """Reflect over the transcript after the last reflection's end, once per session end
     (whatever `reflect.mode` says: `off` means nothing until the session ends). A resumed
-    session that ends again reflects on what it added; a retried job on what it missed."""
+    session that ends again reflects on what it added; a retried job on what it missed
+    (`rose.host._unread`)."""
+    from rose.host._unread import unread
+
     root = str(store.primary.root)
-    entries = sessions.read(root, sid)
-    marks = [(i, e) for i, e in enumerate(entries) if e["t"] == "nudge"]
-    ends = [i for i, _ in marks[1:]] + [len(entries)] if marks else []
-    states = [_reflected(entries[i + 1 : end]) for (i, _), end in zip(marks, ends, strict=True)]
-    # a reflection whose model call failed left its stretch unread: read from there
-    failed = [
-        int(e.get("start") or 0) for (_, e), s in zip(marks, states, strict=True) if s == "failed"
-    ]
-    last = marks[-1][1] if marks else {}
-    if last.get("mode") == "session-end" and states[-1] != "done":
-        start = int(last.get("start") or 0)  # it died or failed half way: again, from there
-        start = min([start, *failed])
-    else:
-        start = failed[0] if failed else int(last.get("end") or 0)
+    start, resumed = unread(sessions.read(root, sid))
+    if not resumed:
         try:
             size = os.path.getsize(transcript) if transcript else 0
         except OSError:
