@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from rose.host.hooks import EMPTY_NOTE
 from rose.store.facade import Store
 from tests._hookrun import payload
 
@@ -49,7 +50,7 @@ def test_fits_path_imports_nothing_heavy(store: Store, project):
 def test_empty_store_path_imports_nothing_heavy(store: Store, project):
     store.view()
     out, heavy = _probe(payload("user-prompt-submit", project))
-    assert out is None and heavy == []
+    assert out == {"systemMessage": f"ROSE · {EMPTY_NOTE}"} and heavy == []
 
 
 def test_stale_view_takes_the_slow_path(store: Store, project):

@@ -39,7 +39,8 @@ def two(store: Store) -> Store:
 def test_no_store_and_empty_store_inject_nothing(project: Path):
     assert _prompt(project)[:2] == (0, None)
     Store.init(project)
-    assert _prompt(project)[:2] == (0, None)
+    code, out = _prompt(project)[:2]
+    assert code == 0 and "hookSpecificOutput" not in out  # only the status line: ROSE is on
 
 
 def test_served_states_across_turns(two: Store, project: Path):

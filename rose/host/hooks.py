@@ -391,6 +391,9 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
 
     if not chosen and not result.block:
         record()
+        if view.get("empty") and rec["turn"] == 1:  # once a session: ROSE is there, unfed
+            note = " · ".join(p for p in (EMPTY_NOTE, note) if p)
+            kept = True
         return {"systemMessage": f"ROSE · {note}"} if kept else None
     out: dict = {"systemMessage": result.status}
     if result.block:
@@ -406,6 +409,9 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     except Exception as exc:  # the answer is out: a second line would break the host's JSON
         _log_error(roots, type(exc).__name__, str(exc).splitlines()[0][:200] if str(exc) else "")
     return None  # answered above
+
+
+EMPTY_NOTE = "on, no lessons yet (rose add, or work and correct the agent)"
 
 
 def _answer_late(roots, sid: str, turn: int, questions: list) -> None:
