@@ -1,9 +1,9 @@
 """The semantic calls: every question about meaning, each behind a template, a schema and a cache.
 
-A call is one registered entry in `CALLS`: its name, a Jinja2 template
-(``prompts/<name>.j2``, rendered with `StrictUndefined`), the pydantic model its
-context must fit, the pydantic model its answer must fit (whose JSON schema the backend
-enforces), and whether its judgements are cached.
+A call is one `Call[Ctx, Ans]` declared in `rose.judge.base` and registered in `CALLS`:
+its name, a Jinja2 template (``prompts/<name>.j2``, rendered with `StrictUndefined`), the
+pydantic model its context must fit, the pydantic model its answer must fit (whose JSON
+schema the backend enforces), and whether its judgements are cached.
 
 Cached calls are the questions that recur with identical inputs (is this lesson relevant
 to this prompt, do these two lessons cover the same subject). The generative calls
@@ -26,181 +26,27 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import jinja2
 from pydantic import BaseModel, ValidationError
 
 from rose.errors import AnswerInvalid, BackendFailed, BackendTimeout, RoseError
 from rose.frame import closed
-from rose.judge import models as m
+from rose.judge.base import CALLS as CALLS
+from rose.judge.base import Call as Call
+from rose.judge.base import call_spec as call_spec
 from rose.judge.cache import JudgeCache, cache_key, canonical, digest
 from rose.model.base import Backend, BackendAnswer, Usage
 from rose.prompt_files import template_text
 
+if TYPE_CHECKING:
+    from rose.store.facade import Store
 
-@dataclass(frozen=True)
-class Call:
-    """One semantic call: what it asks, what it is rendered from, what must come back."""
-
-    name: str
-    question: str
-    context: type[BaseModel]
-    answer: type[BaseModel]
-    cache: bool
-    # (list field of the context, then the fields of the answer) whose ids must be offered.
-    ids: tuple[str, ...] | None = None
-
-
-CALLS: dict[str, Call] = {
-    c.name: c
-    for c in (
-        Call(
-            "relevance",
-            "Which remembered lessons bear on this prompt?",
-            m.RelevanceContext,
-            m.RelevanceAnswer,
-            cache=True,
-            ids=("candidates", "verdicts"),
-        ),
-        Call(
-            "family_gist",
-            "What are this family's lessons about, in one line?",
-            m.FamilyGistContext,
-            m.FamilyGistAnswer,
-            cache=True,
-        ),
-        Call(
-            "related",
-            "Which existing lessons cover the same subject as this new one?",
-            m.RelatedContext,
-            m.RelatedAnswer,
-            cache=True,
-            ids=("candidates", "matches", "descend"),
-        ),
-        Call(
-            "reconcile",
-            "How does this new lesson relate to what is already known?",
-            m.ReconcileContext,
-            m.ReconcileAnswer,
-            cache=True,
-            ids=("existing", "target"),
-        ),
-        Call(
-            "scope",
-            "Does this lesson belong to this repository, or everywhere?",
-            m.ScopeContext,
-            m.ScopeAnswer,
-            cache=True,
-        ),
-        Call(
-            "assess",
-            "How did this session go, and which served lessons bore on it?",
-            m.AssessContext,
-            m.AssessAnswer,
-            cache=False,
-            ids=("served", "lessons"),
-        ),
-        Call(
-            "reflect",
-            "Are there lessons in this session? If so, write each out in full, one per subject.",
-            m.ReflectContext,
-            m.ReflectAnswer,
-            cache=False,
-        ),
-        Call(
-            "rank_repairs",
-            "Which dropped detail explains this failure?",
-            m.RankRepairsContext,
-            m.RankRepairsAnswer,
-            cache=True,
-            ids=("claims", "ranking"),
-        ),
-        Call(
-            "rule_form",
-            "Is this selection rule conditioned on a kind of task, not a verdict on a lesson?",
-            m.RuleFormContext,
-            m.RuleFormAnswer,
-            cache=True,
-        ),
-        Call(
-            "rule_conflict",
-            "Which stored selection rules say the opposite for the same kind of task?",
-            m.RuleConflictContext,
-            m.RuleConflictAnswer,
-            cache=True,
-            ids=("existing", "conflicts"),
-        ),
-        Call(
-            "gist",
-            "Rewrite this lesson's line to name every subject it is about.",
-            m.GistContext,
-            m.GistAnswer,
-            cache=True,
-        ),
-        Call(
-            "compress",
-            "Rewrite this lesson shorter, declaring every claim removed.",
-            m.CompressContext,
-            m.CompressAnswer,
-            cache=False,
-        ),
-        Call(
-            "replay_probe",
-            "Given only this lesson, how would you approach this task?",
-            m.ReplayProbeContext,
-            m.ReplayProbeAnswer,
-            cache=True,
-        ),
-        Call(
-            "replay_judge",
-            "Does this approach reproduce the accepted outcome?",
-            m.ReplayJudgeContext,
-            m.ReplayJudgeAnswer,
-            cache=True,
-        ),
-        Call(
-            "counterfactual_probe",
-            "Given only these lessons (or none), how would you approach this task?",
-            m.CounterfactualProbeContext,
-            m.ReplayProbeAnswer,
-            cache=True,
-        ),
-        Call(
-            "counterfactual",
-            "Did this lesson change the approach to this task?",
-            m.CounterfactualContext,
-            m.CounterfactualAnswer,
-            cache=True,
-        ),
-        Call(
-            "split",
-            "Split this part of a document the user gave into lessons of one point each.",
-            m.SplitContext,
-            m.SplitAnswer,
-            cache=False,
-        ),
-        Call(
-            "merge",
-            "Write the shared parent of lessons used together, declaring what it drops.",
-            m.MergeContext,
-            m.MergeAnswer,
-            cache=False,
-        ),
-    )
-}
-
-
-def call_spec(name: str) -> Call:
-    try:
-        return CALLS[name]
-    except KeyError:
-        raise RoseError(
-            f"no semantic call named {name!r}; the calls are {', '.join(CALLS)}"
-        ) from None
+C = TypeVar("C", bound=BaseModel)
+A = TypeVar("A", bound=BaseModel)
 
 
 @cache
@@ -318,13 +164,24 @@ class Judge:
             name, template_hash, self.model_name, schema_hash, ctx.model_dump(mode="json")
         )
 
-    def ask(self, name: str, context: BaseModel | Mapping[str, Any]) -> Any:
-        """Answer call `name` about `context`: from the cache, else from the backend.
+    @overload
+    def ask(self, call: Call[C, A], context: BaseModel | Mapping[str, Any]) -> A: ...
+
+    @overload
+    def ask(self, call: str, context: BaseModel | Mapping[str, Any]) -> BaseModel: ...
+
+    def ask(self, call: Call[C, A] | str, context: BaseModel | Mapping[str, Any]) -> BaseModel:
+        """Answer call `call` (a `Call`, or its name) about `context`: from the cache, else
+        from the backend.
 
         Returns an instance of the call's answer model. Raises AnswerInvalid when the
         answer does not fit, and whatever the backend raises when it fails.
         """
-        spec = call_spec(name)
+        spec = call_spec(call) if isinstance(call, str) else call
+        return self._ask(spec, context)
+
+    def _ask(self, spec: Call[C, A], context: BaseModel | Mapping[str, Any]) -> A:
+        name = spec.name
         ctx = coerce_context(name, context)
         source = self.source(name)
         template_hash = digest(source)
@@ -381,15 +238,25 @@ class Judge:
         except RoseError:
             return 0
 
-    def cached(self, name: str, context: BaseModel | Mapping[str, Any]) -> Any:
-        """The cached answer of call `name` about `context`, or None: never asks the backend."""
-        spec = call_spec(name)
+    @overload
+    def cached(self, call: Call[C, A], context: BaseModel | Mapping[str, Any]) -> A | None: ...
+
+    @overload
+    def cached(self, call: str, context: BaseModel | Mapping[str, Any]) -> BaseModel | None: ...
+
+    def cached(
+        self, call: Call[C, A] | str, context: BaseModel | Mapping[str, Any]
+    ) -> BaseModel | None:
+        """The cached answer of call `call` (a `Call`, or its name) about `context`, or None:
+        never asks the backend."""
+        spec = call_spec(call) if isinstance(call, str) else call
+        name = spec.name
         if not spec.cache or self.cache is None:
             return None
         ctx = coerce_context(name, context)
         return self._cached(spec, ctx, self._key(name, ctx, digest(self.source(name))))
 
-    def _cached(self, spec: Call, ctx: BaseModel, key: str) -> BaseModel | None:
+    def _cached(self, spec: Call[C, A], ctx: BaseModel, key: str) -> A | None:
         data = self.cache.get(key) if self.cache is not None else None
         if data is None:
             return None
@@ -457,7 +324,7 @@ def usage_fields(usage: Usage | None) -> dict[str, Any]:
     return out
 
 
-def validate_answer(spec: Call, ctx: BaseModel, reply: BackendAnswer) -> BaseModel:
+def validate_answer(spec: Call[C, A], ctx: BaseModel, reply: BackendAnswer) -> A:
     """The backend's answer as the call's answer model, or AnswerInvalid."""
     try:
         answer = spec.answer.model_validate(reply.data)
@@ -473,7 +340,7 @@ def validate_answer(spec: Call, ctx: BaseModel, reply: BackendAnswer) -> BaseMod
     return answer
 
 
-def unknown_ids(spec: Call, ctx: BaseModel, answer: BaseModel) -> list[str]:
+def unknown_ids(spec: Call[BaseModel, BaseModel], ctx: BaseModel, answer: BaseModel) -> list[str]:
     """Ids in `answer` that the context never offered (an answer may not invent lessons)."""
     if spec.ids is None:
         return []
@@ -490,7 +357,7 @@ def unknown_ids(spec: Call, ctx: BaseModel, answer: BaseModel) -> list[str]:
 
 
 def for_store(
-    store: Any,
+    store: Store,
     *,
     agent: str | None = None,
     backend: Backend | None = None,

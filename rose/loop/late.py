@@ -39,6 +39,7 @@ def late_job(job: JobContext) -> None:
     """The `relevance-late` job: ask the prompt's timed-out questions again, at a background
     call's deadline, and note what they judged relevant in the session's log. Its answers
     are the judge's cached ones for the same question."""
+    from rose.judge.base import RELEVANCE
     from rose.judge.calls import for_store
 
     p = job.payload
@@ -48,7 +49,7 @@ def late_job(job: JobContext) -> None:
     failed = ""
     for question in p.get("questions") or []:
         try:
-            answer = judge.ask("relevance", question)
+            answer = judge.ask(RELEVANCE, question)
         except MODEL_FAILURES as exc:
             failed = f"{type(exc).__name__}: {exc}"
             continue

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from rose.errors import MODEL_FAILURES
 from rose.judge import models as m
-from rose.judge.calls import Judge
+from rose.judge.base import REFLECT, Judge
 from rose.models import Node
 from rose.store import sessions
 
@@ -94,7 +94,7 @@ def reflect(
         chosen=chosen,
     )
     try:
-        answer = judge.ask("reflect", ctx)
+        answer = judge.ask(REFLECT, ctx)
     except MODEL_FAILURES as exc:
         out.error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
         return None, out
