@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from rose import config
 from rose.cli import app
 
 pytestmark = pytest.mark.graph
@@ -65,7 +66,16 @@ def test_an_available_backend_is_ok_and_one_not_configured_is_no_warning(store, 
     _fake_cli(bare_path, "claude")
     by_name = {c["name"]: c for c in _doctor()[1]}
     assert by_name["agent"]["level"] == by_name["backend claude"]["level"] == "ok"
-    assert by_name["backend codex"]["level"] == "ok"  # not configured: nothing to fix
+    assert by_name["backend codex"]["level"] == "info"  # not configured: nothing to fix
+
+
+def test_the_simulated_agent_is_a_warning_naming_a_real_one(store, bare_path):
+    _fake_cli(bare_path, "claude")
+    config.set_override(store.primary.config, "agent", "simulated")
+    by_name = {c["name"]: c for c in _doctor()[1]}
+    assert by_name["agent"]["level"] == "warn"
+    assert "nothing is judged by a real model" in by_name["agent"]["detail"]
+    assert "`rose config agent claude`" in by_name["agent"]["detail"]
 
 
 def test_no_store_is_a_failure_and_exits_1(bare_path):

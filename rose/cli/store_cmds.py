@@ -249,8 +249,9 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     """Check the store, the settings, the graph engine, the model backends and the wiring.
 
     ✓ works, ! works with less (no model backend on PATH, an ignored setting, hooks not
-    wired), ✗ ROSE cannot work here (no store, a graph that will not open, a wired hook
-    whose command would not start). Exits 1 exactly when a check shows ✗.
+    wired, the simulated agent), · absent and not needed here, ✗ ROSE cannot work here (no
+    store, a graph that will not open, a wired hook whose command would not start). Exits 1
+    exactly when a check shows ✗.
     """
     from rose.inspect.doctor import diagnose
 
@@ -259,7 +260,7 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         emit_json(report)
     else:
         for check in report["checks"]:
-            mark = {"ok": "✓", "warn": "!", "fail": "✗"}[check["level"]]
+            mark = {"ok": "✓", "info": "·", "warn": "!", "fail": "✗"}[check["level"]]
             typer.echo(f"{mark} {check['name']}: {check['detail']}")
     if any(c["level"] == "fail" for c in report["checks"]):
         raise typer.Exit(1)

@@ -2,8 +2,9 @@
 
 Levels: `fail` when ROSE cannot work here (no store, a graph that will not open, a wired
 hook whose command would not start), `warn` when it works with less (no model backend on
-PATH, an ignored setting, hooks not wired), `ok` otherwise. `rose doctor` exits 1 exactly
-when a check fails.
+PATH, an ignored setting, hooks not wired, the simulated agent), `info` for something absent
+that nothing here needs (a model CLI not configured), `ok` otherwise. `rose doctor` exits 1
+exactly when a check fails.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ def _backends(configured: str) -> list[dict[str, str]]:
         elif name == configured:
             out.append(_check(f"backend {name}", "warn", f"`{name}` not on PATH"))
         else:
-            out.append(_check(f"backend {name}", "ok", f"`{name}` not on PATH; not configured"))
+            out.append(_check(f"backend {name}", "info", f"`{name}` not on PATH; not needed"))
     if configured not in found:
-        out.append(_check("agent", "ok", f"{configured} (built in, configured)"))
+        out.append(_check("agent", "warn", _BUILT_IN.format(configured, _real(found))))
     elif found[configured]:
         out.append(_check("agent", "ok", f"{configured} (configured, on PATH)"))
     else:
@@ -54,6 +55,20 @@ def _backends(configured: str) -> list[dict[str, str]]:
             )
         )
     return out
+
+
+_BUILT_IN = (
+    "{0}: a built-in stand-in answers every model call (for the demo and tests), so nothing "
+    "is judged by a real model; {1}"
+)
+
+
+def _real(found: dict[str, str | None]) -> str:
+    """The command that configures a real model CLI, the first found on PATH."""
+    name = next((n for n, p in found.items() if p), None)
+    if name:
+        return f"`rose config agent {name}`"
+    return "install claude or codex, then `rose config agent`"
 
 
 def _config(store: Any) -> list[dict[str, str]]:
