@@ -70,3 +70,23 @@ def test_with_claude_on_path_or_an_agent_chosen_nothing_changes(tmp_path, monkey
 @pytest.fixture(autouse=True)
 def _no_agent_env(monkeypatch):
     monkeypatch.delenv("ROSE_AGENT", raising=False)
+
+
+def test_a_claude_install_with_no_claude_says_the_hooks_wait(tmp_path, monkeypatch):
+    install_fake(tmp_path, monkeypatch, keep_path=False)  # codex alone on PATH
+    text = install("claude", "user", rose_cmd=ROSE).render()
+    assert "no `claude` on PATH: the hooks run once Claude Code is installed" in text
+    assert "`rose install --target codex` wires Codex instead" in text
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # neither CLI
+    text = install("claude", "user", rose_cmd=ROSE).render()
+    assert "no `claude` on PATH" in text and "--target codex" not in text
+
+
+def test_a_claude_install_with_claude_on_path_says_nothing_of_it(tmp_path, monkeypatch):
+    install_fake(tmp_path, monkeypatch, keep_path=False)
+    (tmp_path / "bin2").mkdir()
+    fake = tmp_path / "bin2" / "claude"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin2'}{os.pathsep}{os.environ['PATH']}")
+    assert "no `claude` on PATH" not in install("claude", "user", rose_cmd=ROSE).render()

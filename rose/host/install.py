@@ -211,7 +211,21 @@ def install(
 
         note = agent_note(scope, project_dir, dry_run=dry_run)
         report.notes += [note] if note else []
+    elif shutil.which("claude") is None:
+        report.notes.append(_no_claude_note())
     return report
+
+
+def _no_claude_note() -> str:
+    """What a Claude Code install means where no `claude` is on PATH: the hooks wait for it,
+    and a Codex there is the other way in."""
+    note = (
+        "no `claude` on PATH: the hooks run once Claude Code is installed "
+        "(npm install -g @anthropic-ai/claude-code)"
+    )
+    if shutil.which("codex") is not None:
+        note += "; `codex` is on PATH: `rose install --target codex` wires Codex instead"
+    return note
 
 
 def uninstall(
