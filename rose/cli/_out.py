@@ -19,16 +19,31 @@ def _cell(v: Any) -> str:
     return "" if v is None else str(v)
 
 
+#: The widest a table's cell is printed; longer text ends at a word, with an ellipsis.
+CELL_CHARS = 60
+
+
+def _fit(text: str) -> str:
+    """`text` within CELL_CHARS: cut at the last space that leaves room for "…" (mid-word
+    only when one word is longer than that)."""
+    if len(text) <= CELL_CHARS:
+        return text
+    cut = text[: CELL_CHARS - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > CELL_CHARS // 2 else cut).rstrip(" ,;:(") + "…"
+
+
 def table(rows: list[dict]) -> str:
     """Rows as an aligned text table with a header; '(no rows)' when empty."""
     if not rows:
         return "(no rows)"
     cols = list(rows[0])
     cells = [[_cell(r.get(c)) for c in cols] for r in rows]
-    widths = [min(60, max(len(c), *(len(row[i]) for row in cells))) for i, c in enumerate(cols)]
+    cells = [[_fit(v) for v in row] for row in cells]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
 
     def line(vals: list[str]) -> str:
-        return "  ".join(v[:60].ljust(w) for v, w in zip(vals, widths, strict=False)).rstrip()
+        return "  ".join(v.ljust(w) for v, w in zip(vals, widths, strict=False)).rstrip()
 
     out = [line(cols), line(["-" * w for w in widths])]
     out += [line(r) for r in cells]
