@@ -104,3 +104,17 @@ def test_spend_without_a_reported_cost_says_so(tmp_path: Path):
     sp = spend(log)
     assert sp["calls"] == 1 and sp["cost_usd"] == 0 and sp["cost_reported"] is False
     assert spend(tmp_path / "missing.jsonl")["calls"] == 0
+
+
+def test_run_runs_the_waiting_jobs_here_and_says_how_each_ended(run, ledger, tmp_path):
+    """A job whose model did not answer waited for the runner of the next hook, with no way
+    to run it once the model was back."""
+    assert run("jobs", "--run").output.startswith("no job waits")
+    _, fine = jobs.submit(ledger, "span", {"sleep": 0, "out": str(tmp_path)}, spawn=False)
+    _, broken = jobs.submit(ledger, "crash", {}, spawn=False)
+    res = run("jobs", "--run")
+    assert res.exit_code == 1  # one failed
+    assert "running 2 waiting jobs" in res.output
+    assert f"{fine} span done" in res.output and f"{broken} crash failed: " in res.output
+    assert (tmp_path / f"{fine}.span").exists()
+    assert run("jobs", "--run").output.startswith("no job waits")
