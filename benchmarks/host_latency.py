@@ -144,6 +144,7 @@ class Host:
         user = next((r for r in transcript if r.get("type") == "user" and "timestamp" in r), None)
         start = (hosts.stamp(user) - hosts.stamp(first)) * 1000 if first and user else None
         return {
+            "session": sid,
             "wall_ms": round(wall, 1),
             "start_ms": None if start is None else round(start, 1),
             "hook_ms": hosts.prompt_hook_ms(transcript),
@@ -235,6 +236,7 @@ def run(host: Host, configs: list[Config], world: World, runs: int) -> None:
         for c in order:
             before = len(c.judge_events())
             row = host.session(c.project, prompt)
+            row.pop("session")
             if c.installed:
                 hosts.settle(c.project, timeout=600)
             asked = [e for e in c.judge_events()[before:] if e.get("call") == "relevance"]

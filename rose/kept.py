@@ -47,6 +47,20 @@ CONNECT_S = 0.5
 MAX_REPLY = 16 * 1024 * 1024
 
 
+#: What `ROSE_KEEP_OFF` may name, each a saving measured by `benchmarks/keepers.py`; the
+#: first four are kept processes (or part of one), the rest start CLIs within a process.
+MECHANISMS = ("graph", "watch", "recall", "judge", "spares", "head-start")
+_KEPT = MECHANISMS[:4]
+
+
+def off(mechanism: str) -> bool:
+    """Whether `mechanism` is switched off: `ROSE_KEEP_WARM=0` switches off every kept
+    process, `ROSE_KEEP_OFF` (comma-separated, from `MECHANISMS`) the ones it names."""
+    if mechanism in _KEPT and os.environ.get("ROSE_KEEP_WARM") == "0":
+        return True
+    return mechanism in os.environ.get("ROSE_KEEP_OFF", "").split(",")
+
+
 def folder() -> Path | None:
     """The user's own folder for the sockets, made if missing; None when it cannot be made
     or is not the user's alone (another user could then reach what is kept)."""

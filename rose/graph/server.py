@@ -61,7 +61,7 @@ _BOOT = (
 
 
 def enabled() -> bool:
-    return os.environ.get("ROSE_KEEP_WARM") != "0"
+    return not kept.off("graph")
 
 
 def key(path: Path, engine: str) -> str:
@@ -302,7 +302,7 @@ class Server:
             from rose.graph._watch import Watch
 
             self.watch_tried = True
-            self.watch = Watch.open()
+            self.watch = None if kept.off("watch") else Watch.open()
             if self.watch is not None and self.sel is not None:
                 self.sel.register(self.watch.fd, selectors.EVENT_READ, "watch")
         tops = request.get("tops")

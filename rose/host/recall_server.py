@@ -56,7 +56,7 @@ _BOOT = (
 
 
 def enabled() -> bool:
-    return os.environ.get("ROSE_KEEP_WARM") != "0"
+    return not kept.off("recall")
 
 
 def code_stamp(root: Path = _ROOT) -> str:

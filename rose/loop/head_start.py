@@ -23,7 +23,10 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rose.judge.base import Judge
 
 NAME = "head-start.json"
 CALL = "relevance"
@@ -34,7 +37,7 @@ MAX_KEPT = 3  # as many as a keeper holds (`rose.model._keeper.MAX_KEPT`)
 MAX_KEEP_S = 86_400.0
 
 
-def note(folder: Path, judge: Any, asked: int, keep: tuple[int, float] = (0, 0.0)) -> bool:
+def note(folder: Path, judge: Judge, asked: int, keep: tuple[int, float] = (0, 0.0)) -> bool:
     """Keep what the next prompt's head start needs, after a recall whose first level asked
     `asked` relevance questions at once through `judge`, and what a session's start needs to
     have CLIs kept (`keep`: the questions the prompt asked in all, `recall.keep_warm_s`);
@@ -127,7 +130,9 @@ def start(folder: Path) -> int:
     without a usable note, a CLI or a spawn allowed, nothing starts and recall's calls
     start their own as before."""
     data = read(folder)
-    if data is None or os.environ.get("ROSE_HEAD_START") == "0":
+    from rose import kept
+
+    if data is None or os.environ.get("ROSE_HEAD_START") == "0" or kept.off("head-start"):
         return 0
     from rose.model.claude import ClaudeBackend
 

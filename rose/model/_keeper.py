@@ -47,7 +47,7 @@ KIND = "judge"  # the sockets' prefix in the folder (`rose.kept`)
 
 
 def enabled() -> bool:
-    return os.environ.get("ROSE_KEEP_WARM") != "0"
+    return not kept.off("judge")
 
 
 def folder() -> Path | None:

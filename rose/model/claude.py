@@ -21,6 +21,7 @@ from typing import Any
 
 from rose.errors import BackendFailed, BackendTimeout, RoseError
 from rose.jsonl import objects as json_lines
+from rose.kept import off as switched_off
 from rose.model import _keeper, _proc, _warm
 from rose.model._schema import check_answer, extract_object, parse_answer
 from rose.model.base import BackendAnswer, Usage
@@ -127,6 +128,8 @@ class ClaudeBackend:
         started (none installed, too old for stream-json, spawning refused) it starts
         none, and the call itself reports why."""
         try:
+            if switched_off("spares"):
+                return 0
             _proc.ensure_spawn_allowed(self.name)
             argv = self.stream_argv(schema)
             if argv is None:
