@@ -25,10 +25,20 @@ from rose.errors import BackendFailed, BackendTimeout, BackendUnavailable
 # After the kill, how long to wait for the pipes to close before giving up on the output.
 _REAP_S = 2.0
 
-INSTALL_HINTS = {
-    "claude": "install Claude Code or choose another backend with `rose config agent codex`",
-    "codex": "install Codex or choose another backend with `rose config agent claude`",
+#: How each model CLI is installed, and the binary of the other one.
+_INSTALLS = {
+    "claude": ("Claude Code (npm install -g @anthropic-ai/claude-code)", "codex"),
+    "codex": ("Codex (npm install -g @openai/codex)", "claude"),
 }
+
+
+def install_hint(name: str) -> str:
+    """How to get a backend that answers: install `name`, or switch to the other model CLI
+    when that one is on PATH (never to one that is not there either)."""
+    how, other = _INSTALLS.get(name, ("it", ""))
+    if other and shutil.which(other):
+        return f"install {how} or switch with `rose config agent {other}`"
+    return f"install {how}, or choose another backend with `rose config agent`"
 
 
 @dataclass
@@ -55,8 +65,7 @@ def resolve_binary(name: str, binary: str) -> str:
     """The full path of `binary` on PATH, or BackendUnavailable saying how to get one."""
     path = shutil.which(binary)
     if path is None:
-        hint = INSTALL_HINTS.get(name, "install it or choose another backend with `rose config`")
-        raise BackendUnavailable(name, f"`{binary}` is not on PATH; {hint}")
+        raise BackendUnavailable(name, f"`{binary}` is not on PATH; {install_hint(name)}")
     return path
 
 
@@ -108,9 +117,8 @@ def spawn(
             start_new_session=True,
         )
     except (FileNotFoundError, PermissionError) as exc:
-        hint = INSTALL_HINTS.get(name, "install it or choose another backend with `rose config`")
         raise BackendUnavailable(
-            name, f"cannot start `{argv[0]}` ({exc.strerror}); {hint}"
+            name, f"cannot start `{argv[0]}` ({exc.strerror}); {install_hint(name)}"
         ) from exc
     lower_child(proc.pid)  # a job's model call yields to prompts as the job does
     return proc
