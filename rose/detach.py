@@ -7,7 +7,6 @@ long-lived starter reaps the ones it started on its next start.
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import errno
 import os
@@ -56,9 +55,9 @@ def python(module: str, *args: str) -> list[str]:
     return [sys.executable, "-m", module, *args]
 
 
-#: The nice value of work nobody is waiting for (detached jobs, the model calls they make,
-#: and the graph server while it works for one): a prompt's hook, started by the host at
-#: nice 0, gets the CPU first when they contend.
+#: The nice value of work nobody is waiting for (detached jobs and the model calls they
+#: make): a prompt's hook, started by the host at nice 0, gets the CPU first when they
+#: contend.
 BACKGROUND_NICE = 10
 _lowered = 0  # the nice value `background()` put this process at; 0: it did not
 
@@ -112,69 +111,6 @@ def _lower_group(who: str, nice: int, wait_s: float) -> None:
 
 
 _RATE_S = 0.11  # the kernel takes one group change every 0.1 s from a user without privilege
-_base: list[int] = []  # the server's own group nice value, read before it followed anyone
-_wanted: list[int] = []  # the group nice value it should have now (one item once it follows)
-_pending: list[bool] = []  # a thread is trying to set `_wanted` (one item while it does)
-_follow_lock = _thread.allocate_lock()
-
-
-def follow_group(pids: list[int]) -> None:
-    """Put this process's session group at the priority of the highest among `pids`' groups
-    (its clients: the one it works for and those waiting), or back at its own when there
-    are none: a server that runs what one client at a time asks for (the graph server)
-    then does a job's work at the job's priority, and the prompt hook's, or a job's while a
-    prompt waits behind it, at the hook's.
-
-    Never below the server's own priority, and its threads' nice values are left alone
-    (once lowered, a process cannot raise them again); a group's may go back up as far as
-    where it was. A client whose group cannot be read counts as full priority. Only a
-    process that leads its session changes its group; a change the kernel turns away for
-    now is tried again in a daemon thread until it takes or another value is wanted."""
-    with contextlib.suppress(OSError):
-        if os.getsid(0) != os.getpid():
-            return
-        with _follow_lock:
-            if not _base:
-                _base.append(_group_nice("self"))
-            want = max(_base[0], min(map(_client_nice, pids), default=_base[0]))
-            _wanted[:] = [want]
-            if _pending:
-                return  # the thread trying takes the new value
-            try:
-                if _group_nice("self") == want or _set_group("self", want):
-                    return
-            except OSError:
-                return  # refused for good: the group stays where it is
-            _pending.append(True)
-        import threading
-
-        try:
-            threading.Thread(target=_keep_following, daemon=True).start()
-        except RuntimeError:
-            with _follow_lock:
-                _pending.clear()
-
-
-def _client_nice(pid: int) -> int:
-    """A client's group nice value; 0 (full priority) when it cannot be read: the default
-    group, another namespace, a process gone, a pid that is none."""
-    try:
-        return min(_group_nice(str(pid)), 19)
-    except (OSError, ValueError):
-        return 0
-
-
-def _keep_following() -> None:
-    while True:
-        time.sleep(_RATE_S)
-        with _follow_lock:
-            try:
-                if _group_nice("self") == _wanted[0] or _set_group("self", _wanted[0]):
-                    _pending.clear()
-            except (OSError, IndexError):
-                _pending.clear()
-            if not _pending:
-                return
 
 
 def _group_nice(who: str) -> int:

@@ -7,8 +7,8 @@ the user's terminal); that a process in its starter's session never touches that
 turns away for now is tried again, for a process and for its child; that a detached job
 and the model CLI a job starts (in a session of its own) run at that priority; that a
 model CLI started from the foreground keeps the foreground's; and that the graph server,
-which the prompt hook's slow path waits on, never lowers its threads but puts its session
-group at the priority of the client it works for: a job's, then the foreground's again.
+which the prompt hook's slow path waits on, answers a job at the priority of the user who
+started it: a job lowers itself, never the server.
 """
 
 from __future__ import annotations
@@ -144,7 +144,8 @@ def test_retrying_gives_up_after_its_wait(monkeypatch):
     monkeypatch.setattr(detach, "_RATE_S", 0.01)
     t0 = time.monotonic()
     detach._lower_group("self", 7, wait_s=0.1)
-    assert 0.1 <= time.monotonic() - t0 < 2 and 2 <= len(calls) <= 20
+    assert 0.1 <= time.monotonic() - t0 < 20 * 0.1  # its wait, and not for ever
+    assert 2 <= len(calls) <= 0.1 / 0.01 * 2  # at its rate: about one try a 0.01 s
 
 
 def test_a_retry_never_reaches_a_process_that_is_not_a_child(monkeypatch):
@@ -169,74 +170,6 @@ def test_a_retry_never_reaches_a_process_that_is_not_a_child(monkeypatch):
     assert calls == []
 
 
-# A holder: a process in a session of its own whose group is at the nice value asked for,
-# set as ROSE sets it (tried again while the kernel turns the change away).
-HOLDER = (
-    "import os, sys, time\n"
-    "from rose import detach\n"
-    "detach._lower_group('self', int(sys.argv[1]), 10)\n"
-    "print(detach._group_nice('self'), flush=True)\n"
-    "time.sleep(30)\n"
-)
-
-
-def holder(nice: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(nice)],
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    assert proc.stdout is not None and int(proc.stdout.readline()) == nice
-    return proc
-
-
-FOLLOW = """
-import json, os, subprocess, sys, time
-from rose import detach
-from tests.test_background_priority import holder
-{patch}
-def settle(want):
-    end = time.monotonic() + 5
-    while detach._group_nice("self") != want and time.monotonic() < end:
-        time.sleep(0.02)
-    return detach._group_nice("self")
-low, high = holder(12), holder(0)
-seen = []
-for pids, want in (([low.pid], 12), ([high.pid], 0), ([low.pid], 12), ([], 0),
-                  ([low.pid], 12), ([low.pid, high.pid], 0), ([high.pid, low.pid], 0),
-                  ([1], 0)):
-    detach.follow_group(pids)
-    seen.append(settle(want))
-for p in (low, high):
-    p.kill(); p.communicate()
-print(json.dumps(seen))
-"""
-
-
-@needs_groups
-@pytest.mark.parametrize("kernel", ["agrees", "refuses-once"])
-def test_a_server_follows_the_group_of_each_client_in_turn(kernel: str):
-    out = _python(FOLLOW.format(patch=REFUSE_ONCE if kernel == "refuses-once" else ""))
-    # a job, the foreground, the job, idle (its own), the job, a prompt waiting behind it
-    # (raised), the job waiting behind that (not lowered), a client whose group is unreadable
-    assert out == "[12, 0, 12, 0, 12, 0, 0, 0]"
-
-
-@needs_groups
-def test_a_process_in_its_starters_session_follows_no_one():
-    mine = Path("/proc/self/autogroup").read_text()
-    low = holder(12)
-    try:
-        code = f"from rose import detach\ndetach.follow_group([{low.pid}])\nprint('done')"
-        assert _python(code, own_session=False) == "done"
-        time.sleep(0.3)  # a retry, had one been started
-        assert Path("/proc/self/autogroup").read_text() == mine
-    finally:
-        low.kill()
-        low.communicate()
-
-
 JOB_SESSION = """
 import sys
 from pathlib import Path
@@ -252,7 +185,7 @@ with open_graph(Path(sys.argv[1]), sys.argv[2]) as g:
 
 @pytest.mark.graph
 @needs_groups
-def test_the_graph_server_works_for_a_job_at_the_jobs_priority_and_for_others_at_theirs(
+def test_the_graph_server_works_for_a_job_at_the_priority_of_who_started_it(
     store: Store, monkeypatch
 ):
     with own_folder(monkeypatch, "rg-", server.stop_all):
@@ -266,12 +199,6 @@ def test_the_graph_server_works_for_a_job_at_the_jobs_priority_and_for_others_at
         def group() -> int:
             return _group_nice(Path(f"/proc/{pid}/autogroup").read_text())
 
-        def settles(want: int) -> int:
-            end = time.monotonic() + 5
-            while group() != want and time.monotonic() < end:
-                time.sleep(0.02)
-            return group()
-
         job = subprocess.Popen(
             [sys.executable, "-c", JOB_SESSION, str(store.graph_path), store.engine],
             stdin=subprocess.PIPE,
@@ -281,15 +208,13 @@ def test_the_graph_server_works_for_a_job_at_the_jobs_priority_and_for_others_at
         )
         try:
             assert job.stdout is not None and job.stdout.readline().strip() == "in"
-            assert settles(detach.BACKGROUND_NICE) == detach.BACKGROUND_NICE
-            # its threads were never lowered: the foreground gets them back whole
+            time.sleep(0.3)  # a group change would have taken by now
+            # a job lowers itself alone: neither the server's group nor its threads move
+            assert group() == 0
             tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
             assert {_task_nice(pid, t) for t in tids} == {os.getpriority(os.PRIO_PROCESS, 0)}
         finally:
             job.communicate("\n", timeout=30)
-        assert settles(0) == 0  # idle, it answers at its own priority
-        store.read("level_counts")  # the foreground's session: this test's own group
-        assert group() == 0
 
 
 LOWERED_OPEN = """
@@ -378,53 +303,3 @@ def test_a_model_cli_started_from_a_job_yields_as_the_job_does(where, kernel, mo
     want = detach.BACKGROUND_NICE if where == "background" else 0
     assert int(nice) == want
     assert _group_nice(group) == want
-
-
-QUEUE = """
-import collections, selectors, socket, sys, time
-from pathlib import Path
-from rose import detach
-from rose.graph import server as S
-from tests.test_background_priority import holder
-
-def settle(want):
-    end = time.monotonic() + 5
-    while detach._group_nice("self") != want and time.monotonic() < end:
-        time.sleep(0.02)
-    return detach._group_nice("self")
-
-a, b, p = holder(10), holder(10), holder(0)
-srv = S.Server.__new__(S.Server)  # the session queue alone: no engine behind it
-srv.path, srv.session, srv.serving_pid = Path(sys.argv[1]) / "graph.kuzu", None, None
-srv.waiting, srv.open, srv.stopping, srv.sessions = collections.deque(), True, False, 0
-srv.pool, srv.read_only = 0, False
-srv.conn = type("Conn", (), {"close": lambda self: None})()
-srv._connection = lambda: srv.conn
-srv.held_still = lambda: True
-S.outgrown = lambda *a: False
-sel, ends = selectors.DefaultSelector(), []
-
-def hello(pid):
-    mine, theirs = socket.socketpair()
-    ends.append(theirs)
-    S.send(theirs, ("hello", {"pid": pid}))
-    srv._first(mine)
-
-seen = []
-hello(a.pid); srv._next(sel); seen.append(settle(10))  # job A's session
-hello(b.pid); seen.append(settle(10))  # job B waits behind it
-hello(p.pid); seen.append(settle(0))  # a prompt waits too: raised
-srv._end(sel); srv._next(sel); seen.append(settle(0))  # B's session, the prompt still waiting
-srv._end(sel); srv._next(sel); seen.append(settle(0))  # the prompt's session
-srv._end(sel); seen.append(settle(0))  # idle
-for h in (a, b, p):
-    h.kill(); h.communicate()
-print(seen)
-"""
-
-
-@needs_groups
-def test_a_prompt_waiting_behind_jobs_keeps_the_server_raised_until_it_is_served(
-    tmp_path: Path,
-):
-    assert _python(QUEUE, str(tmp_path)) == "[10, 10, 0, 0, 0, 0]"

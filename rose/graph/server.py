@@ -273,8 +273,6 @@ class Server:
             return
         conn.settimeout(None)
         self.waiting.append((conn, message[1]))
-        if self.session is not None:  # a job's session may hold up a prompt's
-            self._follow()
 
     def _answer(self, conn: socket.socket) -> None:
         with conn:
@@ -329,20 +327,12 @@ class Server:
             self.session, self.read_only = conn, bool(hello.get("read_only"))
             pid = hello.get("pid")
             self.serving_pid = pid if isinstance(pid, int) else None
-            self._follow()  # a job's writes at the job's priority
             self.sessions += 1
             sel.register(conn, selectors.EVENT_READ, "session")
         if self.stopping:
             for conn, _ in self.waiting:
                 conn.close()
             self.waiting.clear()
-
-    def _follow(self) -> None:
-        """Work at the priority of the highest of the client served and those waiting."""
-        pids = [h.get("pid") for _, h in self.waiting]
-        if self.serving_pid is not None:
-            pids.append(self.serving_pid)
-        detach.follow_group([p for p in pids if isinstance(p, int)])
 
     def _step(self, sel: selectors.BaseSelector) -> None:
         conn = self.session
@@ -409,7 +399,6 @@ class Server:
             self.conn = self._connection()
         self.session, self.serving_pid = None, None
         serving_note(self.path, os.getpid()).unlink(missing_ok=True)
-        detach.follow_group([])  # idle, it answers questions at its own priority
         self.idle_since = time.monotonic()
         if outgrown(self.pool, buffer_pool_bytes(self.path)):
             kept.say("graph server", "the database outgrew the buffer pool: ending")
@@ -487,9 +476,8 @@ def _say(text: str) -> None:
 
 def main() -> int:
     # Not lowered to the background (rose.detach.background) as jobs are: the prompt hook's
-    # slow path, the recall server and every command wait on this server's statements, and a
-    # process cannot raise its threads' priority again once it has lowered it. Each session
-    # sets the server's session group to its client's instead (`detach.follow_group`).
+    # slow path, the recall server and every command wait on its statements, so it answers
+    # everyone at the priority of the user who started it.
     return kept.run("graph server", serve)
 
 
