@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rose.host.jobs import jobs, submit
 from rose.loop.consolidate import Consolidated, consolidate
@@ -29,6 +29,9 @@ from rose.store import intake
 from rose.store.facade import Store
 from rose.store.layout import StoreDir
 
+if TYPE_CHECKING:
+    from rose.judge.base import Judge
+
 #: Seconds `add` waits for another process's hold on the graph database, at each open,
 #: before it stores the lesson without it (unless `graph.lock_timeout_s` is shorter).
 DEFER_AFTER_S = 5.0
@@ -36,7 +39,7 @@ DEFER_AFTER_S = 5.0
 
 def capture(
     store: Store | None,
-    judge: Any,
+    judge: Judge | None,
     lesson: Node,
     *,
     source: str,

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rose.errors import RoseError
 from rose.host.capture import capture
+from rose.judge.base import Judge
 from rose.judge.models import SplitLesson
 from rose.loop.consolidate import Consolidated
 from rose.loop.split import PART_TOKENS, split
@@ -44,7 +44,7 @@ def import_file(
     scope: str | None = None,
     reconcile: bool = True,
     dry_run: bool = False,
-    judge: Any = None,
+    judge: Judge | None = None,
     budget: int = PART_TOKENS,
     start: Path | None = None,
 ) -> Imported:
@@ -113,19 +113,19 @@ def _read(path: Path) -> str:
         raise RoseError(f"cannot import {path}: {exc.strerror or exc}") from None
 
 
-def _judge(start: Path | None) -> Any:
+def _judge(start: Path | None) -> Judge:
     """The store's judge, else one on the default backend with no cache or log."""
-    from rose.judge.calls import Judge, for_store
+    from rose.judge import calls
 
     try:
-        return for_store(Store.open(start))
+        return calls.for_store(Store.open(start))
     except RoseError:
         from rose import config as configmod
         from rose.model.registry import make_backend
 
         settings = configmod.load([])
         backend = make_backend(settings.agent, model=settings.model or None)
-        return Judge(backend, cache_path=None, events_path=None)
+        return calls.Judge(backend, cache_path=None, events_path=None)
 
 
 def _stopped(out: Imported, number: int, lesson: SplitLesson, exc: Exception) -> RoseError:

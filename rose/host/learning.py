@@ -38,6 +38,7 @@ from rose.store import sessions
 if TYPE_CHECKING:
     from rose.host.jobs import JobContext
     from rose.host.transcript import Step, Transcript
+    from rose.judge.base import Judge
     from rose.models import Episode, Miss, Node
     from rose.store.facade import Store
 
@@ -166,7 +167,7 @@ def assess_units(store: Store, session_id: str, transcript: str, *, final: bool)
 
 
 def _descend(
-    store: Store, judge: Any, sid: str, u: absorbing.Unit, failure: str,
+    store: Store, judge: Judge, sid: str, u: absorbing.Unit, failure: str,
     served: list[Node], used: list[str],
 ) -> None:  # fmt: skip
     """Descent after a failed unit (`rose.loop.descend.after_failure`), before its episode is
@@ -218,7 +219,7 @@ def restore(job: JobContext) -> None:
 
 
 def _restore(
-    store: Store, judge: Any, sid: str, turn: int, prompt: str, failure: str, served: list[str]
+    store: Store, judge: Judge, sid: str, turn: int, prompt: str, failure: str, served: list[str]
 ) -> None:
     """Descent mid-session (`rose.loop.descend.during_session`); a store it cannot read or
     write is logged, and the reflection stands."""
@@ -398,7 +399,7 @@ def reflect_on(
     return found
 
 
-def _missed(store: Store, judge: Any, sid: str, turn: int, done: Any) -> list[Miss]:
+def _missed(store: Store, judge: Judge, sid: str, turn: int, done: Any) -> list[Miss]:
     """What the lesson found shows of recall: a lesson the store held and did not serve is
     a miss, recorded and acted on (`rose.loop.misses`); the misses. A failure here costs
     the lesson nothing: it is logged."""
@@ -416,7 +417,7 @@ def _missed(store: Store, judge: Any, sid: str, turn: int, done: Any) -> list[Mi
 
 
 def _captured(
-    store: Store, judge: Any, nodes: list[Node], found: reflection.Reflection, *, source: str,
+    store: Store, judge: Judge, nodes: list[Node], found: reflection.Reflection, *, source: str,
     cwd: str, session: str, turn: int,
 ) -> tuple[Exception | None, list[Miss]]:  # fmt: skip
     """Consolidate each lesson a reflection found, in turn, into `found` (`minted`,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rose.loop.pack import Pack, pack
 from rose.loop.recall import RecallResult, recall
 from rose.store.facade import Store
 
+if TYPE_CHECKING:
+    from rose.judge.base import Judge
 
-def inspect(store: Store, prompt: str, *, judge: Any = None) -> tuple[RecallResult, Pack]:
+
+def inspect(store: Store, prompt: str, *, judge: Judge | None = None) -> tuple[RecallResult, Pack]:
     """Recall for `prompt` as a new session would see it; nothing is recorded as served."""
     res = recall(store, prompt, judge=judge)
     if not res.chosen:

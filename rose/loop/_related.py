@@ -12,8 +12,8 @@ that compression moved two levels below an apex still meets the new lesson.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from rose.judge.base import RELATED, Judge
 from rose.judge.models import Lesson
 from rose.models import Node
 from rose.store.facade import Store
@@ -31,7 +31,7 @@ def as_lesson(node: Node) -> Lesson:
     return Lesson(id=node.id, title=node.title, gist=node.gist, body=node.body)
 
 
-def walk(store: Store, judge: Any, lesson: Node, scope: str) -> Walk:
+def walk(store: Store, judge: Judge, lesson: Node, scope: str) -> Walk:
     """The servable lessons of `scope` the model says share `lesson`'s subject."""
     out = Walk()
     frontier = [r for r in store.read("apexes", scope=scope) if r["id"] != lesson.id]
@@ -43,7 +43,7 @@ def walk(store: Store, judge: Any, lesson: Node, scope: str) -> Walk:
         seen |= {r["id"] for r in frontier}
         out.rounds.append([r["id"] for r in frontier])
         offered = [{"id": r["id"], "title": r["title"], "gist": r["gist"]} for r in frontier]
-        answer = judge.ask("related", {"lesson": new, "candidates": offered})
+        answer = judge.ask(RELATED, {"lesson": new, "candidates": offered})
         matches = {p.id for p in answer.matches}
         down = {p.id for p in answer.descend} - matches
         found |= {r["id"]: r for r in frontier if r["id"] in matches}

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rose.errors import MODEL_FAILURES, BackendFailed, BackendTimeout, RoseError
 from rose.judge import models as m
+from rose.judge.base import COUNTERFACTUAL_PROBE, REPLAY_JUDGE, REPLAY_PROBE, Judge
 from rose.models import Node
 
 #: (candidate lesson, prompt) -> the approach it leads to; raises on any failure.
@@ -77,22 +78,22 @@ def lesson(node: Node) -> m.Lesson:
     return m.Lesson(id=node.id, title=node.title, gist=node.gist, body=node.body)
 
 
-def in_process(judge: Any) -> Prober:
+def in_process(judge: Judge) -> Prober:
     """A prober asking `judge` in this process (tests: the real one is `FreshProcess`)."""
 
     def probe(lesson: m.Lesson, prompt: str) -> str:
         ctx = m.ReplayProbeContext(prompt=prompt, lesson=lesson)
-        return str(judge.ask("replay_probe", ctx).approach)
+        return str(judge.ask(REPLAY_PROBE, ctx).approach)
 
     return probe
 
 
-def in_process_set(judge: Any) -> SetProber:
+def in_process_set(judge: Judge) -> SetProber:
     """A set prober asking `judge` in this process (tests: the real one is `FreshProcess`)."""
 
     def probe(lessons: Sequence[m.Lesson], prompt: str) -> str:
         ctx = m.CounterfactualProbeContext(prompt=prompt, lessons=list(lessons))
-        return str(judge.ask("counterfactual_probe", ctx).approach)
+        return str(judge.ask(COUNTERFACTUAL_PROBE, ctx).approach)
 
     return probe
 
@@ -172,7 +173,7 @@ class FreshProcess:
 
 
 def replay(
-    judge: Any, prober: Prober, original: m.Lesson, candidate: m.Lesson, cases: Sequence[Case]
+    judge: Judge, prober: Prober, original: m.Lesson, candidate: m.Lesson, cases: Sequence[Case]
 ) -> list[Replayed]:
     """Each case replayed: the reference probe, the candidate's probe, the judge."""
     out = []
@@ -183,7 +184,7 @@ def replay(
             ctx = m.ReplayJudgeContext(
                 prompt=case.prompt, accepted=case.accepted, approach=approach, reference=reference
             )
-            verdict = judge.ask("replay_judge", ctx)
+            verdict = judge.ask(REPLAY_JUDGE, ctx)
         except (*MODEL_FAILURES, RoseError) as exc:
             reason, error = f"replay failed: {exc}", type(exc).__name__
             out.append(Replayed(episode=case.episode, passed=False, reason=reason, error=error))
@@ -197,11 +198,11 @@ def replay(
 
 def _child(request: dict) -> dict:
     """The fresh process's work: one probe (of a candidate, or of a set of lessons)."""
-    from rose.judge.calls import Judge
+    from rose.judge import calls
     from rose.model.registry import make_backend
 
     backend = make_backend(str(request["agent"]), model=str(request.get("model") or "") or None)
-    judge = Judge(
+    judge = calls.Judge(
         backend,
         cache_path=Path(request["cache"]) if request.get("cache") else None,
         events_path=Path(request["events"]) if request.get("events") else None,

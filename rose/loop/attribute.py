@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rose.errors import RoseError
+from rose.judge.base import ASSESS, Judge
 from rose.judge.models import AssessAnswer, AssessContext, Lesson
 from rose.models import Cause, Node, Outcome
 from rose.store import sessions
@@ -48,7 +49,7 @@ class Verdict:
     judged: bool = False
 
 
-def assess_unit(judge: Any, *, prompt: str, digest: str, served: list[Node]) -> Verdict:
+def assess_unit(judge: Judge, *, prompt: str, digest: str, served: list[Node]) -> Verdict:
     """Judge one unit of work from its digest; never raises a judge failure.
 
     `judge` is a `rose.judge.calls.Judge`. An empty (or blank) digest shows nothing done:
@@ -63,7 +64,7 @@ def assess_unit(judge: Any, *, prompt: str, digest: str, served: list[Node]) -> 
         served=[Lesson(id=n.id, title=n.title, gist=n.gist, body=n.body) for n in shown],
     )
     try:
-        answer: AssessAnswer = judge.ask(SOURCE, context)
+        answer: AssessAnswer = judge.ask(ASSESS, context)
     except RoseError as exc:
         return Verdict(error=f"{type(exc).__name__}: {exc}")
     return _read(answer, [n.id for n in shown])

@@ -30,6 +30,7 @@ from rose import tokens
 from rose.errors import MODEL_FAILURES
 from rose.events import read_events
 from rose.judge import models as m
+from rose.judge.base import COMPRESS, Judge
 from rose.loop import _lock, _replay, _sample, demote
 from rose.models import Claim, Node
 from rose.store import dag
@@ -118,7 +119,7 @@ def compress(
     store: Store,
     node_id: str,
     *,
-    judge: Any,
+    judge: Judge,
     prober: _replay.Prober | None = None,
     dry_run: bool = False,
 ) -> Attempt:
@@ -142,7 +143,7 @@ def _attempt(
     store: Store,
     due: Eligibility,
     *,
-    judge: Any,
+    judge: Judge,
     prober: _replay.Prober | None,
     dry_run: bool,
 ) -> Attempt:
@@ -163,7 +164,7 @@ def _attempt(
         target_ratio=cfg.ratio,
     )
     try:
-        answer = judge.ask("compress", ctx)
+        answer = judge.ask(COMPRESS, ctx)
     except MODEL_FAILURES as exc:
         attempt.reason = f"the compressor failed: {exc}"
         if not dry_run:
@@ -241,7 +242,7 @@ def _refusal(attempt: Attempt, ratio: float) -> str:
 
 
 def _check_held_out(
-    judge: Any,
+    judge: Judge,
     prober: _replay.Prober,
     node: Node,
     candidate: Node,
@@ -292,7 +293,7 @@ def _log(
 def compress_due(
     store: Store,
     *,
-    judge: Any,
+    judge: Judge,
     prober: _replay.Prober | None = None,
     limit: int | None = None,
     dry_run: bool = False,

@@ -74,6 +74,7 @@ from rose.errors import (
     StoreLocked,
 )
 from rose.events import read_events
+from rose.judge.base import RECONCILE, SCOPE, Judge
 from rose.judge.models import Lesson, ReconcileAnswer
 from rose.loop import _land, _related, _relations
 from rose.loop.review import WAITS
@@ -176,7 +177,7 @@ class Consolidated:
 
 def consolidate(
     store: Store | None,
-    judge: Any,
+    judge: Judge | None,
     lesson: Node,
     *,
     source: str,
@@ -237,7 +238,7 @@ def pending(store: Store) -> list[str]:
         return []
 
 
-def reconcile_pending(store: Store, *, judge: Any = None) -> list[Consolidated]:
+def reconcile_pending(store: Store, *, judge: Judge | None = None) -> list[Consolidated]:
     """Reconcile every lesson stored unreconciled, one run per store at a time (a second
     waits, then finds them done). A lesson whose answer does not fit is left for the next
     run; a backend that cannot answer at all ends the run (raised)."""
@@ -257,7 +258,7 @@ def reconcile_pending(store: Store, *, judge: Any = None) -> list[Consolidated]:
     return out
 
 
-def _reconcile_stored(store: Store, judge: Any, lesson_id: str) -> Consolidated | None:
+def _reconcile_stored(store: Store, judge: Judge, lesson_id: str) -> Consolidated | None:
     """Reconcile one stored lesson, read afresh: None when it no longer waits (another run
     did it) or the judge's answer did not fit (it waits for the next run)."""
     try:
@@ -280,7 +281,7 @@ def _reconcile_stored(store: Store, judge: Any, lesson_id: str) -> Consolidated 
     return done
 
 
-def _rescoped(store: Store, judge: Any, node: Node) -> Store:
+def _rescoped(store: Store, judge: Judge, node: Node) -> Store:
     """Judge the scope of a lesson filed by default, moving it to the global store when it
     belongs there; returns the store to reconcile it in (`node.scope` says where it is)."""
     node.provisional = [p for p in node.provisional if p != "scope"]
@@ -395,32 +396,34 @@ def creates_global(scope: str | None = None, start: Path | None = None) -> Path 
 # -- the steps ---------------------------------------------------------------------------
 
 
-def _judge(store: Store | None) -> Any:
-    from rose.judge.calls import Judge, for_store
+def _judge(store: Store | None) -> Judge:
+    from rose.judge import calls
 
     if store is not None:
-        return for_store(store)
+        return calls.for_store(store)
     from rose import config as configmod
     from rose.model.registry import make_backend
 
     settings = configmod.load([])  # no store, so no settings: the defaults
     backend = make_backend(settings.agent, model=settings.model or None)
-    return Judge(backend, cache_path=None, events_path=None)
+    return calls.Judge(backend, cache_path=None, events_path=None)
 
 
-def _scope(judge: Any, lesson: Node, store: Store | None, start: Path | None) -> str:
+def _scope(judge: Judge, lesson: Node, store: Store | None, start: Path | None) -> str:
     context = {"lesson": _related.as_lesson(lesson), "project": _land.project_name(store, start)}
-    return str(judge.ask("scope", context).scope)
+    return str(judge.ask(SCOPE, context).scope)
 
 
-def _reconcile(store: Store, judge: Any, lesson: Node, *, stored: bool, scope: str) -> Consolidated:
+def _reconcile(
+    store: Store, judge: Judge, lesson: Node, *, stored: bool, scope: str
+) -> Consolidated:
     walk = _related.walk(store, judge, lesson, scope)
     ids = [r["id"] for r in walk.matched]
     rows = [r["lesson"] for r in store.lesson_rows(ids)] if ids else []
     existing = [Lesson(id=r["id"], title=r["title"], gist=r["gist"], body=r["body"]) for r in rows]
     if existing or {"title", "gist"} & set(lesson.provisional):
         context = {"lesson": _related.as_lesson(lesson), "existing": existing}
-        answer = judge.ask("reconcile", context)
+        answer = judge.ask(RECONCILE, context)
     else:  # nothing on its subject and nothing to write: no call needed
         answer = _alone(lesson)
     lesson.scope = scope  # type: ignore[assignment]

@@ -52,6 +52,7 @@ from rose.atomic import exclusive
 from rose.errors import RoseError
 from rose.events import read_events
 from rose.judge import models as m
+from rose.judge.base import COUNTERFACTUAL, Judge
 from rose.loop import _replay
 from rose.models import Correction
 from rose.store.facade import Store
@@ -138,7 +139,7 @@ def due(store: Store) -> list[tuple[Episode, m.Lesson]]:
 def counterfactual(
     store: Store,
     *,
-    judge: Any,
+    judge: Judge,
     prober: _replay.SetProber | None = None,
     calls: int | None = None,
 ) -> list[Check]:
@@ -175,7 +176,7 @@ def counterfactual(
 
 
 def _check(
-    judge: Any,
+    judge: Judge,
     prober: _replay.SetProber,
     ep: Episode,
     lesson: m.Lesson,
@@ -194,7 +195,7 @@ def _check(
         ctx = m.CounterfactualContext(
             prompt=ep.prompt, lesson=lesson, with_lesson=whole[ep.id], without_lesson=without
         )
-        answer = judge.ask("counterfactual", ctx)
+        answer = judge.ask(COUNTERFACTUAL, ctx)
     except RoseError as exc:
         check.error = f"{type(exc).__name__}: {exc}"[:300]
         return check

@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rose import tokens
 from rose.errors import MODEL_FAILURES, BackendUnavailable, LessonNotFound
@@ -54,6 +54,9 @@ from rose.events import read_events
 from rose.models import Node, claim_id
 from rose.store import absorb, sessions
 from rose.store.facade import Store
+
+if TYPE_CHECKING:
+    from rose.judge.base import Judge
 
 STRATEGIES = ("delta-patch", "delta-jump", "stepwise")
 #: A claim the judge scores this useful is likely to explain the failure: delta-patch
@@ -142,12 +145,15 @@ def _below(store: Store, lesson_id: str) -> dict[str, dict]:
     return rows
 
 
-def _usefulness(judge: Any, prompt: str, failure: str, rows: list[dict]) -> dict[str, float] | None:
+def _usefulness(
+    judge: Judge | None, prompt: str, failure: str, rows: list[dict]
+) -> dict[str, float] | None:
     """The model's usefulness of each claim it ranked ({} when it ranked none), or None when
     there is no judge: none given, or no model to ask (`BackendUnavailable`). Any other
     model failure (`JUDGE_FAILURES`) is raised: a failed judgement decides nothing."""
     if judge is None:
         return None
+    from rose.judge.base import RANK_REPAIRS
     from rose.judge.models import RankRepairsContext, RepairClaim
 
     context = RankRepairsContext(
@@ -156,7 +162,7 @@ def _usefulness(judge: Any, prompt: str, failure: str, rows: list[dict]) -> dict
         claims=[RepairClaim(id=r["id"], claim=r["claim"], kind=r["kind"]) for r in rows],
     )
     try:
-        answer = judge.ask("rank_repairs", context)
+        answer = judge.ask(RANK_REPAIRS, context)
     except BackendUnavailable:
         return None
     scores: dict[str, float] = {}
@@ -166,7 +172,7 @@ def _usefulness(judge: Any, prompt: str, failure: str, rows: list[dict]) -> dict
 
 
 def rank(
-    store: Store, judge: Any, lesson_id: str, failure_text: str, *, prompt: str = ""
+    store: Store, judge: Judge | None, lesson_id: str, failure_text: str, *, prompt: str = ""
 ) -> list[Candidate]:
     """The claims dropped below `lesson_id` that it neither carries as patches nor holds in
     its body (folded back by repair), best first.
@@ -177,7 +183,9 @@ def rank(
     return _rank(store, judge, _below(store, lesson_id)[lesson_id], failure_text, prompt)
 
 
-def _rank(store: Store, judge: Any, top: dict, failure_text: str, prompt: str) -> list[Candidate]:
+def _rank(
+    store: Store, judge: Judge | None, top: dict, failure_text: str, prompt: str
+) -> list[Candidate]:
     carried = {p.strip() for p in top["patches"] or []}
     body = top.get("body") or ""
     rows: list[dict] = []
@@ -245,7 +253,7 @@ def _walk(below: dict[str, dict], lesson_id: str) -> list[str]:
 
 def plan(
     store: Store,
-    judge: Any,
+    judge: Judge,
     lesson_id: str,
     failure_text: str,
     *,
@@ -327,7 +335,7 @@ def _bodies(store: Store, ids: Sequence[str]) -> list[str]:
     return [b for b in out if b]
 
 
-def _ranked(store: Store, judge: Any, node: Node, failure: str, prompt: str, strategy: str):
+def _ranked(store: Store, judge: Judge, node: Node, failure: str, prompt: str, strategy: str):
     """The ranking `strategy` needs: none for `stepwise`, which ignores the manifest."""
     return [] if strategy == "stepwise" else rank(store, judge, node.id, failure, prompt=prompt)
 
@@ -354,7 +362,7 @@ def _failed(store: Store, event: dict[str, Any], exc: Exception) -> dict:
 
 def after_failure(
     store: Store,
-    judge: Any,
+    judge: Judge,
     *,
     session_id: str,
     turn: int,
@@ -421,7 +429,7 @@ def _expanded(root: str, event: dict[str, Any], chosen: list[tuple[str, tuple[st
 
 def during_session(
     store: Store,
-    judge: Any,
+    judge: Judge,
     *,
     session_id: str,
     turn: int,

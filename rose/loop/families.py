@@ -19,9 +19,12 @@ key on it).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rose.store.facade import Store
+
+if TYPE_CHECKING:
+    from rose.judge.base import Judge
 
 PREFIX = "family:"  # a family line's candidate id: never a lesson id (those start `n_`)
 _TITLES = 3  # titles shown for a family whose gist is not written yet
@@ -62,9 +65,13 @@ def gist_context(family: str, members: list[dict], limit: int) -> dict[str, Any]
     return {"family": family, "lessons": [line(m) for m in members[:limit]]}
 
 
-def top_level(store: Store, apexes: list[dict], family_rows: list[dict], judge: Any) -> list[dict]:
+def top_level(
+    store: Store, apexes: list[dict], family_rows: list[dict], judge: Judge
+) -> list[dict]:
     """The walk's first frontier when the apexes do not fit one round trip: family lines (and
     single apexes), stable order. A family item keeps its apexes under ``members``."""
+    from rose.judge.base import FAMILY_GIST
+
     limit = store.config.recall.max_candidates
     first = firsts(family_rows)
     out: list[dict] = []
@@ -72,7 +79,7 @@ def top_level(store: Store, apexes: list[dict], family_rows: list[dict], judge: 
         if len(members) == 1:
             out.append(members[0])
             continue
-        answer = judge.cached("family_gist", gist_context(family, members, limit))
+        answer = judge.cached(FAMILY_GIST, gist_context(family, members, limit))
         gist = answer.gist if answer is not None else _listing(members)
         out.append(
             {
@@ -102,7 +109,7 @@ def needed(store: Store, apexes: list[dict]) -> bool:
     return len(apexes) > rc.max_candidates * max(1, min(rc.apex_chunks, rc.judge_calls))
 
 
-def refresh(store: Store, judge: Any, *, limit: int | None = None) -> int:
+def refresh(store: Store, judge: Judge, *, limit: int | None = None) -> int:
     """Write the gist of every family whose apexes changed since its gist was written (or
     that has none), at most `limit`; returns how many were asked. Nothing when the apexes
     fit one round trip (no family line is offered then), nor when the budget holds the whole
@@ -112,13 +119,15 @@ def refresh(store: Store, judge: Any, *, limit: int | None = None) -> int:
     apexes, family_rows = store.reads(("apexes", {"scope": ""}), ("families", {}))
     if not needed(store, apexes):
         return 0
+    from rose.judge.base import FAMILY_GIST
+
     most = store.config.recall.max_candidates
     asked = 0
     for family, members in groups(apexes, firsts(family_rows)):
         if len(members) < 2 or (limit is not None and asked >= limit):
             continue
         ctx = gist_context(family, members, most)
-        if judge.cached("family_gist", ctx) is None:
-            judge.ask("family_gist", ctx)
+        if judge.cached(FAMILY_GIST, ctx) is None:
+            judge.ask(FAMILY_GIST, ctx)
             asked += 1
     return asked

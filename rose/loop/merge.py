@@ -47,6 +47,7 @@ from rose import tokens
 from rose.errors import MODEL_FAILURES
 from rose.events import read_events
 from rose.judge import models as m
+from rose.judge.base import MERGE, Judge
 from rose.loop import _groups, _lock, _replay, _sample, demote
 from rose.loop.compress import UNDER_REPORTED
 from rose.models import Claim, Node, farthest
@@ -163,7 +164,7 @@ def candidates(store: Store) -> list[Candidate]:
 def merge_due(
     store: Store,
     *,
-    judge: Any,
+    judge: Judge,
     prober: _replay.Prober | None = None,
     limit: int | None = None,
     dry_run: bool = False,
@@ -214,7 +215,7 @@ def _union(splits: dict[str, _sample.Split], k: int) -> dict[str, list[_replay.C
 
 
 def _attempt(
-    store: Store, due: Candidate, *, judge: Any, prober: _replay.Prober | None, dry_run: bool
+    store: Store, due: Candidate, *, judge: Judge, prober: _replay.Prober | None, dry_run: bool
 ) -> Attempt:
     children = [store.get(i) for i in due.members]
     key = ",".join(due.members)
@@ -231,7 +232,7 @@ def _attempt(
         preserve=preserve,
     )
     try:
-        answer = judge.ask("merge", ctx)
+        answer = judge.ask(MERGE, ctx)
     except MODEL_FAILURES as exc:
         attempt.reason = f"the merger failed: {exc}"
         if not dry_run:
@@ -319,7 +320,7 @@ def _refusal(attempt: Attempt, parent: Node, children: list[Node]) -> str:
 
 
 def _held_out(
-    judge: Any,
+    judge: Judge,
     prober: _replay.Prober,
     children: list[Node],
     parent: Node,

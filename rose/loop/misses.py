@@ -28,13 +28,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rose.errors import MODEL_FAILURES, RoseError
 from rose.models import Miss, MissedBy
 from rose.store import sessions
 
 if TYPE_CHECKING:
+    from rose.judge.base import Judge
     from rose.models import Episode, Node
     from rose.store.facade import Store
 
@@ -109,7 +110,7 @@ def _cause(unit: dict, family: set[str]) -> tuple[MissedBy | None, list[str]]:
 
 
 def record(
-    store: Store, judge: Any, session_id: str, found: list[Found], *, lessons: Store | None = None
+    store: Store, judge: Judge, session_id: str, found: list[Found], *, lessons: Store | None = None
 ) -> list[str]:
     """Write each miss to `store`'s session log and events, and act on those the judgement
     made (`reline`, in `lessons`: the store the lesson lives in, `store` by default); the
@@ -127,15 +128,17 @@ def record(
     return relined
 
 
-def reline(store: Store, judge: Any, lesson_id: str, task: str) -> Node | None:
+def reline(store: Store, judge: Judge, lesson_id: str, task: str) -> Node | None:
     """Rewrite a passed-over lesson's title and gist (a `gist` call) to name the subject
     `task` needed it for; a title the user wrote stays. None when nothing changed or the
     model could not answer (logged)."""
+    from rose.judge.base import GIST
+
     node = store.get(lesson_id)
     keep_title = node.origin == "manual" and "title" not in node.provisional
     shown = {"id": node.id, "title": node.title, "gist": node.gist, "body": node.body}
     try:
-        answer = judge.ask("gist", {"lesson": shown, "task": task, "keep_title": keep_title})
+        answer = judge.ask(GIST, {"lesson": shown, "task": task, "keep_title": keep_title})
     except MODEL_FAILURES as exc:
         store.log("reline-failed", {"lesson": lesson_id, "error": str(exc)[:200]})
         return None

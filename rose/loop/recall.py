@@ -33,13 +33,16 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rose.errors import RoseError
 from rose.loop import head_start
 from rose.store import shortid
 from rose.store import view as recall_view
 from rose.store.facade import Store
+
+if TYPE_CHECKING:
+    from rose.judge.base import Judge
 
 _ORDER = {"relevant": 0, "maybe": 1, "unresolved": 2, "fits": 3, "ranked": 4}
 
@@ -256,7 +259,7 @@ def recall(
     store: Store,
     prompt: str,
     *,
-    judge: Any = None,
+    judge: Judge | None = None,
     deadline_s: float | None = None,
     earlier: Sequence[str] = (),
 ) -> RecallResult:
@@ -339,7 +342,7 @@ def _degrade(res: RecallResult, store: Store, budget: int, why: str) -> RecallRe
 
 
 def _walk(
-    store: Store, prompt: str, judge: Any, res: RecallResult, started: float, deadline_s: float
+    store: Store, prompt: str, judge: Judge, res: RecallResult, started: float, deadline_s: float
 ) -> None:
     from rose.loop import _walk as walker
     from rose.loop import families, route
@@ -382,7 +385,7 @@ def _walk(
 def _second_pass(
     store: Store,
     prompt: str,
-    judge: Any,
+    judge: Judge,
     res: RecallResult,
     rules: list[dict],
     started: float,

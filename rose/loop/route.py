@@ -35,12 +35,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rose import tokens
 from rose.errors import MODEL_FAILURES, RoseError
 from rose.models import Miss, RoutingRule
 from rose.store.facade import Store
+
+if TYPE_CHECKING:
+    from rose.judge.base import Judge
 
 
 class RuleRefused(RoseError):
@@ -72,9 +75,11 @@ def rule_id(when: str, then: str) -> str:
     return "r_" + hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def judge_form(judge: Any, when: str, then: str) -> str:
+def judge_form(judge: Judge, when: str, then: str) -> str:
     """Why the rule is refused, or "" when its form is right (a `rule_form` call)."""
-    answer = judge.ask("rule_form", {"when": when, "then": then})
+    from rose.judge.base import RULE_FORM
+
+    answer = judge.ask(RULE_FORM, {"when": when, "then": then})
     if answer.about_one_lesson:
         return f"it is a verdict on one lesson, not on a kind of task ({answer.reason})"
     if not answer.conditioned:
@@ -87,7 +92,7 @@ def teach(
     when: str,
     then: str,
     *,
-    judge: Any = None,
+    judge: Judge | None = None,
     origin: str = "manual",
     source: str = "",
     missed: Collection[str] = (),
@@ -118,7 +123,7 @@ def teach(
 
 
 def _reconcile(
-    store: Store, judge: Any, new: RoutingRule, rules: list[RoutingRule], missed: Collection[str]
+    store: Store, judge: Judge, new: RoutingRule, rules: list[RoutingRule], missed: Collection[str]
 ) -> None:
     """Settle `new` against the rules in use that say the opposite for the same kind of
     task (a `rule_conflict` call): the stored rule retires, or `new` is refused
@@ -126,9 +131,11 @@ def _reconcile(
     the others, as it did before rules were reconciled."""
     if not rules:
         return
+    from rose.judge.base import RULE_CONFLICT
+
     shown = [{"id": r.id, "text": r.text()} for r in rules]
     try:
-        answer = judge.ask("rule_conflict", {"new": {"id": new.id, "text": new.text()},
+        answer = judge.ask(RULE_CONFLICT, {"new": {"id": new.id, "text": new.text()},
                                              "existing": shown})  # fmt: skip
     except MODEL_FAILURES as exc:
         store.log("route", {"unreconciled": new.id, "error": str(exc)[:200]})
@@ -185,7 +192,7 @@ def retire_missed(store: Store, rule_ids: list[str]) -> list[str]:
 
 def from_reflection(
     store: Store,
-    judge: Any,
+    judge: Judge,
     proposed: list[Any],
     *,
     source: str,

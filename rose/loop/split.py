@@ -20,6 +20,7 @@ from typing import Any
 
 from rose import tokens
 from rose.errors import MODEL_FAILURES, RoseError
+from rose.judge.base import SPLIT, Judge
 from rose.judge.models import SplitContext, SplitLesson
 
 #: Tokens of the document one `split` call is shown at most: its answer writes them out
@@ -51,7 +52,7 @@ class Split:
     parts: int
 
 
-def split(judge: Any, name: str, text: str, *, budget: int = PART_TOKENS) -> Split:
+def split(judge: Judge, name: str, text: str, *, budget: int = PART_TOKENS) -> Split:
     """Ask the `split` call about each part of `text` (the file `name`), in order."""
     from rose.redact import redact
 
@@ -62,7 +63,7 @@ def split(judge: Any, name: str, text: str, *, budget: int = PART_TOKENS) -> Spl
     for number, part in enumerate(parts, 1):
         context = SplitContext(name=name, text=part, part=number, parts=len(parts))
         try:
-            answer = judge.ask("split", context)
+            answer = judge.ask(SPLIT, context)
         except MODEL_FAILURES as exc:
             raise SplitFailed(name, number, len(parts), str(exc)) from None
         lessons += answer.lessons
