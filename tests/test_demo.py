@@ -43,6 +43,8 @@ def test_json_has_every_key_and_null_where_a_stage_is_not_built(tmp_path: Path, 
     # a task may recur in the second session (the world's tasks recur) and, held with the
     # lesson its first taught, earn one compression: no more in two sessions
     assert figures["max_level"] == figures["compressions_accepted"] <= 1
+    # what `rose tree` shows beyond the lessons served: each compression's source
+    assert figures["superseded"] == figures["compressions_accepted"]
     assert 0 <= figures["success_rate"] <= 1 and figures["tokens_per_prompt"] > 0
     assert 0 < figures["frame_tokens_per_prompt"] < figures["tokens_per_prompt"]
     for stage, names in FIGURES.items():

@@ -303,11 +303,18 @@ def _chart(f: dict[str, Any]) -> list[str]:
     )
 
 
+def _superseded(n: int) -> str:
+    """The lessons `rose tree` and `rose view` show beyond those served, said once."""
+    if not n:
+        return ""
+    return f"{n} more superseded by their compressions (kept for descent); "
+
+
 def _store(f: dict[str, Any]) -> list[str]:
     lines = [
-        f"The store: {f['lessons']} lessons, {f['apexes']} apexes, highest level "
-        f"{f['max_level']}; {f['episodes']} episodes recorded, one a unit of work, each judged"
-        " once it is complete.",
+        f"The store: {f['lessons']} lessons served, {f['apexes']} of them apexes, highest level "
+        f"{f['max_level']}; {_superseded(f.get('superseded', 0))}{f['episodes']} episodes "
+        "recorded, one a unit of work, each judged once it is complete.",
     ]
     figures = [
         ("lessons minted", f["minted"]),

@@ -365,6 +365,7 @@ class HookHost:
         n_served = sum(r["served"] for r in served)
         out: dict[str, Any] = {
             "lessons": sum(r["n"] for r in active),
+            "superseded": sum(r["n"] for r in levels if r["status"] == "superseded"),
             "apexes": int(apexes["apexes"]),
             "max_level": max((r["level"] for r in active), default=None),
             "episodes": int(episodes["n"]),
