@@ -176,8 +176,8 @@ def test_a_process_waiting_on_the_lock_turns_to_the_server_that_took_it(store: S
     mod = engine.engine_module(store.engine)
     t0 = time.monotonic()
     with pytest.raises(engine._Served):
-        engine.open_database(mod, store.graph_path, False, 10.0, store.engine)
-    assert time.monotonic() - t0 < 5
+        engine.open_database(mod, store.graph_path, False, 60.0, store.engine)
+    assert time.monotonic() - t0 < 60.0 / 2  # turned, not waited out the deadline
 
 
 def test_no_server_with_keep_open_0_or_keeping_off(store: Store, project: Path, monkeypatch):
@@ -335,7 +335,7 @@ def test_a_server_stopped_during_a_statement_is_a_lock_past_the_deadline(store: 
             t0 = time.monotonic()
             with pytest.raises(StoreLocked, match="stopped"):
                 g.q("level_counts")
-            assert time.monotonic() - t0 < 5
+            assert time.monotonic() - t0 < 10 * 1  # its deadline, not for ever
         finally:
             os.kill(pid, signal.SIGCONT)
     assert store.get(store.add("Tag every release.").id) is not None  # it serves on

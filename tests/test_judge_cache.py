@@ -10,6 +10,7 @@ reach the backend; every judgement is logged with its cost.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -208,9 +209,13 @@ def test_assess_missing_lessons_default_to_unused(tmp_path):
 
 def test_backend_usage_is_logged_beside_the_measured_latency(tmp_path):
     backend = FixedBackend(ANSWER)  # reports 0.5 s but answers at once
+    started = time.perf_counter()
     make(tmp_path, backend).ask("relevance", CONTEXT)
+    elapsed_ms = (time.perf_counter() - started) * 1000
     event = read_events(tmp_path / "ev.jsonl", kind="judge")[0]
-    assert event["latency_ms"] < 500.0
+    # measured around the call, within what was measured around the ask (the reported 0.5 s
+    # only when the ask itself took that long)
+    assert 0 < event["latency_ms"] <= elapsed_ms
     assert event["backend_latency_ms"] == 500.0
     assert event["input_tokens"] == 7
     assert "simulated" not in event
