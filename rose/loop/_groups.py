@@ -20,6 +20,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rose.store.facade import Row
 
 #: episode -> apex -> the lessons under that apex the episode used.
 Uses = dict[str, dict[str, set[str]]]
@@ -43,7 +47,7 @@ class Group:
         return ",".join(self.members)
 
 
-def usage(rows: Iterable[dict]) -> tuple[Uses, dict[str, str]]:
+def usage(rows: Iterable[Row]) -> tuple[Uses, dict[str, str]]:
     """`apex_uses` rows as (episode -> apex -> lessons used under it, apex -> scope)."""
     uses: Uses = {}
     scope: dict[str, str] = {}

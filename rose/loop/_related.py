@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from rose.judge.base import RELATED, Judge
 from rose.judge.models import Lesson
 from rose.models import Node
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
 
 
 @dataclass
 class Walk:
     """What the walk found: rows of the lessons to reconcile with, and what each call saw."""
 
-    matched: list[dict] = field(default_factory=list)
+    matched: list[Row] = field(default_factory=list)
     rounds: list[list[str]] = field(default_factory=list)  # candidate ids offered per call
 
 
@@ -36,7 +36,7 @@ def walk(store: Store, judge: Judge, lesson: Node, scope: str) -> Walk:
     out = Walk()
     frontier = [r for r in store.read("apexes", scope=scope) if r["id"] != lesson.id]
     seen = {lesson.id}
-    found: dict[str, dict] = {}
+    found: dict[str, Row] = {}
     depth, most = 0, store.config.recall.max_depth
     new = as_lesson(lesson)
     while frontier:

@@ -24,7 +24,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,6 +32,9 @@ from rose.errors import MODEL_FAILURES, BackendFailed, BackendTimeout, RoseError
 from rose.judge import models as m
 from rose.judge.base import COUNTERFACTUAL_PROBE, REPLAY_JUDGE, REPLAY_PROBE, Judge
 from rose.models import Node
+
+if TYPE_CHECKING:
+    from rose.store.facade import Row, Store
 
 #: (candidate lesson, prompt) -> the approach it leads to; raises on any failure.
 Prober = Callable[[m.Lesson, str], str]
@@ -63,7 +66,7 @@ class Replayed(BaseModel):
     error: str = ""  # the failure's type when the replay itself could not run, else ""
 
 
-def cases(rows: Sequence[dict]) -> list[Case]:
+def cases(rows: Sequence[Row]) -> list[Case]:
     """The replayable episodes of a `regression_set` answer: those with a prompt and an
     accepted outcome."""
     return [
@@ -115,7 +118,7 @@ class FreshProcess:
         self.timeout_s = timeout_s
 
     @classmethod
-    def for_store(cls, store: Any, *, timeout_s: float = 20) -> FreshProcess:
+    def for_store(cls, store: Store, *, timeout_s: float = 20) -> FreshProcess:
         cfg = store.config
         return cls(
             cfg.agent,
@@ -196,7 +199,7 @@ def replay(
     return out
 
 
-def _child(request: dict) -> dict:
+def _child(request: dict[str, Any]) -> dict[str, Any]:
     """The fresh process's work: one probe (of a candidate, or of a set of lessons)."""
     from rose.judge import calls
     from rose.model.registry import make_backend

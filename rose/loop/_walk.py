@@ -17,14 +17,16 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rose.errors import BackendTimeout, RoseError
 from rose.loop import families
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
 
 if TYPE_CHECKING:
     from rose.judge.base import Judge
+    from rose.judge.models import CandidateVerdict, RelevanceAnswer
+    from rose.loop.recall import RecallResult
 
 SERVED = ("relevant", "maybe", "unresolved")
 
@@ -35,8 +37,8 @@ class Walk:
 
     number: int  # 1: the first pass, 2: the second
     budget: int  # most calls
-    found: list[dict] = field(default_factory=list)  # lessons shown in full (second pass)
-    rules: list[dict] = field(default_factory=list)  # each rule's id and line
+    found: list[Row] = field(default_factory=list)  # lessons shown in full (second pass)
+    rules: list[Row] = field(default_factory=list)  # each rule's id and line
     calls: int = 0
     chosen: list[str] = field(default_factory=list)  # ids this pass chose
     # Questions known to follow this pass's levels (a second pass): each level has the
@@ -44,7 +46,7 @@ class Walk:
     # starts while this level is answered.
     ahead: int = 0
     levels: list[int] = field(default_factory=list)  # questions asked at each level
-    late: list[dict] = field(default_factory=list)  # questions that ran out of time
+    late: list[Row] = field(default_factory=list)  # questions that ran out of time
 
 
 def prewarm(judge: Judge, n: int) -> None:
@@ -60,8 +62,8 @@ def run(
     store: Store,
     prompt: str,
     judge: Judge,
-    res: Any,
-    frontier: list[dict],
+    res: RecallResult,
+    frontier: list[Row],
     walk: Walk,
     *,
     started: float,
@@ -103,8 +105,8 @@ def run(
         failed = [a for a in answers if isinstance(a, RoseError)]
         if failed and len(failed) == len(answers) and not res.verdicts:
             raise failed[0]  # nothing was judged at all: recall degrades
-        opened: list[dict] = []
-        descend: list[dict] = []
+        opened: list[Row] = []
+        descend: list[Row] = []
         for chunk, answer in zip(asked, answers, strict=True):
             if isinstance(answer, RoseError):  # the other chunks' answers stand
                 why = f"call failed ({type(answer).__name__})"
@@ -124,13 +126,15 @@ def run(
                 frontier.append(item)
 
 
-def _ask(judge: Judge, prompt: str, chunks: list[list[dict]], walk: Walk) -> list[Any]:
+def _ask(
+    judge: Judge, prompt: str, chunks: list[list[Row]], walk: Walk
+) -> list[RelevanceAnswer | RoseError]:
     """Each chunk's answer, or the RoseError its call ended with. A question that ran out
     of time is kept in `walk.late`, for a background job to answer after all (`late`)."""
 
     from rose.judge.base import RELEVANCE
 
-    def one(chunk: list[dict]) -> Any:
+    def one(chunk: list[Row]) -> RelevanceAnswer | RoseError:
         ctx = {
             "prompt": prompt,
             "candidates": [families.line(i) for i in chunk],
@@ -153,19 +157,20 @@ def _ask(judge: Judge, prompt: str, chunks: list[list[dict]], walk: Walk) -> lis
 
 def _judged(
     store: Store,
-    res: Any,
+    res: RecallResult,
     walk: Walk,
-    item: dict,
-    v: Any,
+    item: Row,
+    v: CandidateVerdict | None,
     depth: dict[str, int],
-    descend: list[dict],
-) -> list[dict]:
+    descend: list[Row],
+) -> list[Row]:
     """Record the verdict on `item`; returns the apexes a family opens, and adds a lesson
     to open to `descend`."""
     from rose.loop.recall import Verdict
 
     rc = store.config.recall
     level = depth.get(item["id"], 0)
+    verdict: str  # the model's, or one the walk gives ("unresolved")
     verdict, reason = (v.verdict, v.reason) if v else ("unrelated", "not listed: unrelated")
     given = {r["id"] for r in walk.rules}
     rules = [r for r in dict.fromkeys(v.rules if v else []) if r in given]  # cited, and shown
@@ -191,7 +196,7 @@ def _judged(
     return []
 
 
-def _choose(res: Any, walk: Walk | None, item: dict) -> bool:
+def _choose(res: RecallResult, walk: Walk | None, item: Row) -> bool:
     """Add `item` to what recall serves (and, with `walk`, to what that pass found);
     False when it was chosen already."""
     if any(c["id"] == item["id"] for c in res.chosen):
@@ -203,14 +208,14 @@ def _choose(res: Any, walk: Walk | None, item: dict) -> bool:
 
 
 def _children(
-    store: Store, parents: list[dict], res: Any, walk: Walk, depth: dict[str, int]
-) -> list[dict]:
+    store: Store, parents: list[Row], res: RecallResult, walk: Walk, depth: dict[str, int]
+) -> list[Row]:
     """The lessons one step below `parents` (one query); a parent with none is served."""
     if not parents:
         return []
     rows = store.read("children", ids=[p["id"] for p in parents])
     chosen = {i["id"] for i in res.chosen}
-    out: list[dict] = []
+    out: list[Row] = []
     for parent in parents:
         below = [r["lesson"] for r in rows if r["parent"] == parent["id"]]
         if not below:  # nothing below: serve it, ranked as the lesson the model asked about
@@ -232,9 +237,9 @@ def _children(
 
 def _left_over(
     store: Store,
-    res: Any,
+    res: RecallResult,
     walk: Walk,
-    items: list[dict],
+    items: list[Row],
     first: set[str],
     depth: dict[str, int],
     why: str,

@@ -24,7 +24,7 @@ becomes preserve hints on the original, so the next attempt keeps it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rose import tokens
 from rose.errors import MODEL_FAILURES
@@ -35,6 +35,9 @@ from rose.loop import _lock, _replay, _sample, demote
 from rose.models import Claim, Node
 from rose.store import dag
 from rose.store.facade import Store
+
+if TYPE_CHECKING:
+    from rose.host.jobs import JobContext
 
 #: A candidate this much shorter that declares no dropped claim is under-reported.
 UNDER_REPORTED = 0.15
@@ -333,7 +336,7 @@ def held_out_summary(store: Store) -> dict[str, Any]:
     }
 
 
-def compress_job(job: Any) -> None:
+def compress_job(job: JobContext) -> None:
     """The `compress` job (queued after a session that succeeded): compress what is due."""
     from rose.judge.calls import for_store
 

@@ -46,7 +46,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rose.atomic import exclusive
 from rose.errors import RoseError
@@ -56,6 +56,9 @@ from rose.judge.base import COUNTERFACTUAL, Judge
 from rose.loop import _replay
 from rose.models import Correction
 from rose.store.facade import Store
+
+if TYPE_CHECKING:
+    from rose.host.jobs import JobContext
 
 #: The event of a checked pair, and of a pair whose check failed.
 CHECKED = "counterfactual"
@@ -270,7 +273,7 @@ def text(s: dict[str, Any]) -> str:
     )
 
 
-def counterfactual_job(job: Any) -> None:
+def counterfactual_job(job: JobContext) -> None:
     """The `counterfactual` job (queued after a session's attributed episodes): check a
     sample within the budget."""
     from rose.judge.calls import for_store

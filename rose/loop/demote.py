@@ -34,11 +34,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rose.errors import LessonNotFound
 from rose.models import SERVABLE, Episode
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
+
+if TYPE_CHECKING:
+    from rose.graph.engine import Graph
 
 #: Why a lesson was demoted: failed work in a row, or a held-out replay after acceptance.
 FAILURES = "failures"
@@ -65,7 +68,7 @@ def failures_in_a_row(store: Store, lesson_id: str) -> list[str]:
     return _failures(store.read("use_record", id=lesson_id), lesson_id)
 
 
-def _failures(record: list[dict], lesson_id: str) -> list[str]:
+def _failures(record: list[Row], lesson_id: str) -> list[str]:
     out: list[str] = []
     mark = f"{lesson_id}|"
     for e in record:
@@ -111,7 +114,7 @@ def held_out_failed(
     return _demote(store, lesson_id, restore, list(episodes), HELD_OUT, {}, preserve)
 
 
-def _demotable(store: Store, g: Any, lesson_id: str) -> bool:
+def _demotable(store: Store, g: Graph, lesson_id: str) -> bool:
     """Whether the lesson is servable and derived from others (a missing one: an error)."""
     rows = store.lesson_rows([lesson_id], g)
     if not rows:
@@ -120,7 +123,7 @@ def _demotable(store: Store, g: Any, lesson_id: str) -> bool:
     return row["status"] in SERVABLE and bool(row["derived_ids"])
 
 
-def _restore(store: Store, g: Any, lesson_id: str) -> list[str]:
+def _restore(store: Store, g: Graph, lesson_id: str) -> list[str]:
     """What the lesson was derived from that serves again once it is demoted."""
     row = store.lesson_rows([lesson_id], g)[0]["lesson"]
     return [i for i in row["derived_ids"] if _restorable(g, i, lesson_id)]
@@ -132,7 +135,7 @@ def _demote(
     restore: list[str],
     episodes: list[str],
     cause: str,
-    extra: dict,
+    extra: dict[str, Any],
     preserve: Mapping[str, Sequence[str]] | None = None,
 ) -> Demotion:
     """Write the demotion (the lesson demoted, `restore` active again, each with its
@@ -161,7 +164,7 @@ def _demote(
     return done
 
 
-def _restorable(g: Any, source: str, demoted: str) -> bool:
+def _restorable(g: Graph, source: str, demoted: str) -> bool:
     """Whether `source` is superseded with no servable lesson above it but `demoted` (a
     dangling link, which `rose doctor` reports, restores nothing)."""
     rows = g.q("lesson_get", ids=[source])

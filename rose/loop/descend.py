@@ -53,7 +53,7 @@ from rose.errors import MODEL_FAILURES, BackendUnavailable, LessonNotFound
 from rose.events import read_events
 from rose.models import Node, claim_id
 from rose.store import absorb, sessions
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
 
 if TYPE_CHECKING:
     from rose.judge.base import Judge
@@ -108,7 +108,9 @@ class Attempt:
     level0: bool = False
 
 
-def priors(store: Store, lesson_id: str, claims: Sequence[tuple[str, str]]) -> dict[str, tuple]:
+def priors(
+    store: Store, lesson_id: str, claims: Sequence[tuple[str, str]]
+) -> dict[str, tuple[float, int, int]]:
     """(prior, tried, rescued) of each (claim id, claim text) on the lesson: episodes that
     restored it into this lesson, the failures it rescued there, and the successful uses
     its text was served on as the lesson's patch."""
@@ -116,13 +118,15 @@ def priors(store: Store, lesson_id: str, claims: Sequence[tuple[str, str]]) -> d
     return _priors(store, top, claims)
 
 
-def _priors(store: Store, top: dict, claims: Sequence[tuple[str, str]]) -> dict[str, tuple]:
+def _priors(
+    store: Store, top: Row, claims: Sequence[tuple[str, str]]
+) -> dict[str, tuple[float, int, int]]:
     if not claims:
         return {}
     ids = [c for c, _ in claims]
     rows = {r["id"]: r for r in store.read("claim_record", id=top["id"], ids=ids)}
     patched = dict(_pairs(top["patch_rescues"]))
-    out: dict[str, tuple] = {}
+    out: dict[str, tuple[float, int, int]] = {}
     for cid, text in claims:
         row = rows.get(cid, {})
         served = int(patched.get(claim_id(top["id"], text), 0))
@@ -137,7 +141,7 @@ def _pairs(values: list[str] | None) -> list[tuple[str, str]]:
     return [(a, b) for a, _, b in (v.rpartition("|") for v in values or []) if a]
 
 
-def _below(store: Store, lesson_id: str) -> dict[str, dict]:
+def _below(store: Store, lesson_id: str) -> dict[str, Row]:
     """The lesson and everything below it (`descent_walk` rows by id); unknown: an error."""
     rows = {r["id"]: r for r in store.read("descent_walk", id=lesson_id)}
     if lesson_id not in rows:
@@ -146,7 +150,7 @@ def _below(store: Store, lesson_id: str) -> dict[str, dict]:
 
 
 def _usefulness(
-    judge: Judge | None, prompt: str, failure: str, rows: list[dict]
+    judge: Judge | None, prompt: str, failure: str, rows: list[Row]
 ) -> dict[str, float] | None:
     """The model's usefulness of each claim it ranked ({} when it ranked none), or None when
     there is no judge: none given, or no model to ask (`BackendUnavailable`). Any other
@@ -184,11 +188,11 @@ def rank(
 
 
 def _rank(
-    store: Store, judge: Judge | None, top: dict, failure_text: str, prompt: str
+    store: Store, judge: Judge | None, top: Row, failure_text: str, prompt: str
 ) -> list[Candidate]:
     carried = {p.strip() for p in top["patches"] or []}
     body = top.get("body") or ""
-    rows: list[dict] = []
+    rows: list[Row] = []
     seen: set[str] = set()
     for r in store.read("descent_candidates", id=top["id"]):
         text = r["claim"].strip()
@@ -231,7 +235,7 @@ def level0(store: Store, lesson_id: str) -> list[str]:
     return [i for i in _walk(below, lesson_id) if below[i]["level"] == 0]
 
 
-def _walk(below: dict[str, dict], lesson_id: str) -> list[str]:
+def _walk(below: dict[str, Row], lesson_id: str) -> list[str]:
     """The lessons below `lesson_id` (itself when at level 0), level by level, each once,
     in the order each lists what it was derived from."""
     if below[lesson_id]["level"] == 0:
@@ -335,7 +339,9 @@ def _bodies(store: Store, ids: Sequence[str]) -> list[str]:
     return [b for b in out if b]
 
 
-def _ranked(store: Store, judge: Judge, node: Node, failure: str, prompt: str, strategy: str):
+def _ranked(
+    store: Store, judge: Judge | None, node: Node, failure: str, prompt: str, strategy: str
+) -> list[Candidate]:
     """The ranking `strategy` needs: none for `stepwise`, which ignores the manifest."""
     return [] if strategy == "stepwise" else rank(store, judge, node.id, failure, prompt=prompt)
 
@@ -353,7 +359,7 @@ def _irrelevant(store: Store, session_id: str, turn: int, used: Iterable[str] = 
     return set()
 
 
-def _failed(store: Store, event: dict[str, Any], exc: Exception) -> dict:
+def _failed(store: Store, event: dict[str, Any], exc: Exception) -> dict[str, Any]:
     """Log that descent from a lesson decided nothing, its judge having failed; the entry."""
     event = {**event, "error": f"{type(exc).__name__}: {exc}"[:_EXCERPT]}
     store.log(FAILED, event)
@@ -370,7 +376,7 @@ def after_failure(
     failure: str,
     served: Iterable[Node],
     used: Iterable[str],
-) -> list[dict]:
+) -> list[Row]:
     """After a unit of work failed (seen at session end): descend from each compressed
     lesson it was served, and note a knowledge gap for each level-0 lesson it used.
     Returns what was done (as logged). A lesson the unit's attribution found irrelevant is
@@ -383,7 +389,7 @@ def after_failure(
     root = str(store.primary.root)
     strategy = store.config.recall.strategy
     used = set(used)
-    done: list[dict] = []
+    done: list[Row] = []
     words = failure[-_EXCERPT:]
     skip = _irrelevant(store, session_id, turn, used)
     for node in {n.id: n for n in served}.values():
@@ -436,7 +442,7 @@ def during_session(
     prompt: str,
     failure: str,
     served: Iterable[Node],
-) -> list[dict]:
+) -> list[Row]:
     """A reflector saw the work of `turn` fail: restore one more step of descent to each
     compressed lesson it was served, for the rest of the session (`sessions.restore`: the
     prompt hook serves it from there on every later prompt, without the graph). A restored
@@ -450,7 +456,7 @@ def during_session(
     root = str(store.primary.root)
     strategy = store.config.recall.strategy
     before = sessions.restored(root, session_id)
-    done: list[dict] = []
+    done: list[Row] = []
     skip = _irrelevant(store, session_id, turn)
     for node in {n.id: n for n in served}.values():
         if node.level == 0 or node.id in skip:
@@ -515,10 +521,10 @@ def _judged(ranked: list[Candidate]) -> bool:
     return any(c.usefulness is not None for c in ranked)
 
 
-def knowledge_gaps(events: Path, *, limit: int = 20) -> list[dict]:
+def knowledge_gaps(events: Path, *, limit: int = 20) -> list[Row]:
     """The latest knowledge gaps (a level-0 lesson used on work that failed), newest first,
     one per lesson."""
-    out: dict[str, dict] = {}
+    out: dict[str, Row] = {}
     for e in reversed(read_events(events, kind=GAP)):
         lesson = str(e.get("lesson", ""))
         if lesson and lesson not in out:

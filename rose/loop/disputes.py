@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from rose.errors import RoseError
 from rose.models import Node
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
 
 
 @dataclass
@@ -25,7 +25,7 @@ class Resolved:
     question: str = ""
 
 
-def conflicts(store: Store) -> list[dict]:
+def conflicts(store: Store) -> list[Row]:
     """Each lesson in an unresolved contradiction: id, title, scope, question, and the ids and
     titles of the lessons it disputes (`against`)."""
     rows = store.read("conflicts")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
 
 if TYPE_CHECKING:
     from rose.judge.base import Judge
@@ -30,51 +30,49 @@ PREFIX = "family:"  # a family line's candidate id: never a lesson id (those sta
 _TITLES = 3  # titles shown for a family whose gist is not written yet
 
 
-def stable(items: list[dict]) -> list[dict]:
+def stable(items: list[Row]) -> list[Row]:
     """`items` oldest first (ties by id): a new one lands at the end."""
     return sorted(items, key=lambda i: (str(i.get("created") or ""), i["id"]))
 
 
-def line(item: dict) -> dict[str, str]:
+def line(item: Row) -> dict[str, str]:
     """The one-line form of a lesson or family item: what a relevance question offers."""
     return {"id": item["id"], "title": item["title"], "gist": item.get("gist") or ""}
 
 
-def is_family(item: dict) -> bool:
+def is_family(item: Row) -> bool:
     return bool(item.get("members"))
 
 
-def firsts(rows: list[dict]) -> dict[str, str]:
+def firsts(rows: list[Row]) -> dict[str, str]:
     """Each family's first lesson's creation time (from `families` rows): where the family
     sits in stable order."""
     return {r["family"]: str(r.get("first") or "") for r in rows}
 
 
-def groups(apexes: list[dict], first: dict[str, str]) -> list[tuple[str, list[dict]]]:
+def groups(apexes: list[Row], first: dict[str, str]) -> list[tuple[str, list[Row]]]:
     """(family, its apexes in stable order), families in stable order (by first lesson)."""
-    by_family: dict[str, list[dict]] = {}
+    by_family: dict[str, list[Row]] = {}
     for apex in apexes:
         by_family.setdefault(apex["family"], []).append(apex)
     order = sorted(by_family, key=lambda f: (first.get(f, ""), f))
     return [(f, stable(by_family[f])) for f in order]
 
 
-def gist_context(family: str, members: list[dict], limit: int) -> dict[str, Any]:
+def gist_context(family: str, members: list[Row], limit: int) -> dict[str, Any]:
     """The `family_gist` question about one family: its first `limit` apexes' lines (a
     larger family is summed up from its oldest apexes, so one call stays bounded too)."""
     return {"family": family, "lessons": [line(m) for m in members[:limit]]}
 
 
-def top_level(
-    store: Store, apexes: list[dict], family_rows: list[dict], judge: Judge
-) -> list[dict]:
+def top_level(store: Store, apexes: list[Row], family_rows: list[Row], judge: Judge) -> list[Row]:
     """The walk's first frontier when the apexes do not fit one round trip: family lines (and
     single apexes), stable order. A family item keeps its apexes under ``members``."""
     from rose.judge.base import FAMILY_GIST
 
     limit = store.config.recall.max_candidates
     first = firsts(family_rows)
-    out: list[dict] = []
+    out: list[Row] = []
     for family, members in groups(apexes, first):
         if len(members) == 1:
             out.append(members[0])
@@ -96,13 +94,13 @@ def top_level(
     return out
 
 
-def _listing(members: list[dict]) -> str:
+def _listing(members: list[Row]) -> str:
     titles = "; ".join(m["title"] for m in members[:_TITLES])
     more = f" and {len(members) - _TITLES} more" if len(members) > _TITLES else ""
     return f"Lessons such as: {titles}{more}."
 
 
-def needed(store: Store, apexes: list[dict]) -> bool:
+def needed(store: Store, apexes: list[Row]) -> bool:
     """Whether recall offers families at all: the apexes do not fit the questions one
     round trip may ask (`recall.apex_chunks` in parallel, within `recall.judge_calls`)."""
     rc = store.config.recall

@@ -41,7 +41,7 @@ the attempt, and shown to the next attempt at the same group.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from rose import tokens
 from rose.errors import MODEL_FAILURES
@@ -52,6 +52,9 @@ from rose.loop import _groups, _lock, _replay, _sample, demote
 from rose.loop.compress import UNDER_REPORTED
 from rose.models import Claim, Node, farthest
 from rose.store.facade import Store
+
+if TYPE_CHECKING:
+    from rose.host.jobs import JobContext
 
 Result = Literal["accepted", "rejected", "failed", "dry-run"]
 
@@ -376,7 +379,7 @@ def merge_summary(store: Store) -> dict[str, int]:
     }
 
 
-def merge_job(job: Any) -> None:
+def merge_job(job: JobContext) -> None:
     """The `merge` job (queued after a session that succeeded): merge what is due."""
     from rose.judge.calls import for_store
 

@@ -37,7 +37,7 @@ from rose.store import sessions
 if TYPE_CHECKING:
     from rose.judge.base import Judge
     from rose.models import Episode, Node
-    from rose.store.facade import Store
+    from rose.store.facade import Row, Store
 
 #: Requests before the reflected one that may be the one that missed the lesson.
 EARLIER = 3
@@ -62,7 +62,7 @@ def _when(text: object) -> datetime | None:
 
 
 def find(
-    store: Store, entries: Sequence[dict], turn: int, relation: str, target: str
+    store: Store, entries: Sequence[Row], turn: int, relation: str, target: str
 ) -> list[Found]:
     """The misses a consolidation shows: `entries` are the session's log, `turn` the unit
     reflected on, `relation` and `target` what consolidation said. One miss per servable
@@ -96,7 +96,7 @@ def find(
     return []
 
 
-def _cause(unit: dict, family: set[str]) -> tuple[MissedBy | None, list[str]]:
+def _cause(unit: Row, family: set[str]) -> tuple[MissedBy | None, list[str]]:
     ruled = unit.get("ruled")
     ruled = ruled if isinstance(ruled, dict) else {}
     cited = [r for i in sorted(family) for r in ruled.get(i) or [] if isinstance(r, str)]

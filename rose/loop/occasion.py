@@ -20,6 +20,10 @@ Standard library only: the Stop hook runs this after every turn.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rose.store.facade import Row
 
 #: Attribution sources that are a reflection's doing (the in-session and the background one).
 REFLECTION_SOURCES = ("reflector", "background")
@@ -43,7 +47,7 @@ def cooldown(settings: Settings, empty: int) -> float:
     return settings.cooldown_s * 2 ** min(past, MAX_DOUBLINGS) if past > 0 else settings.cooldown_s
 
 
-def tally(state: dict, *, tool_calls: int, failed: int, turns: int = 1) -> dict:
+def tally(state: dict[str, Any], *, tool_calls: int, failed: int, turns: int = 1) -> dict[str, Any]:
     """`state` with one more turn's activity counted (a new dict)."""
     out = dict(state)
     out["tools"] = int(state.get("tools", 0)) + tool_calls
@@ -53,7 +57,7 @@ def tally(state: dict, *, tool_calls: int, failed: int, turns: int = 1) -> dict:
 
 
 def due(
-    state: dict, settings: Settings, now: float, *, empty: int = 0, gaps: int = 0
+    state: dict[str, Any], settings: Settings, now: float, *, empty: int = 0, gaps: int = 0
 ) -> str | None:
     """Why a reflection is due now (a phrase for the log), or None. `gaps` are knowledge
     gaps found since the last reflection (work failed with a level-0 lesson used: nothing
@@ -75,12 +79,12 @@ def due(
     return ", ".join(reasons)
 
 
-def reset(state: dict, now: float) -> dict:
+def reset(state: dict[str, Any], now: float) -> dict[str, Any]:
     """`state` after a reflection was started: the counts begin again."""
     return {**state, "tools": 0, "failed": 0, "turns": 0, "last": now}
 
 
-def gaps_since_reflection(entries: list[dict]) -> int:
+def gaps_since_reflection(entries: list[Row]) -> int:
     """The `gap` entries after the session log's latest `nudge` (all of them, before any)."""
     n = 0
     for e in entries:
@@ -91,7 +95,7 @@ def gaps_since_reflection(entries: list[dict]) -> int:
     return n
 
 
-def empty_streak(entries: list[dict]) -> int:
+def empty_streak(entries: list[Row]) -> int:
     """How many reflections in a row, ending with the latest, produced nothing.
 
     `entries` is the session's log, oldest first. A reflection produced something when a

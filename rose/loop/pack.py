@@ -12,10 +12,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rose import tokens
 from rose.atomic import write_json
 from rose.store.sessions import safe_id
+
+if TYPE_CHECKING:
+    from rose.store.facade import Row
 
 # What each host hands the model whole, in the unit it measures; anything longer is
 # replaced, without telling the user. Claude Code keeps additionalContext up to 10,000
@@ -62,13 +66,13 @@ class Pack:
     """What one prompt gets: lessons in full, refreshed, skipped as still in context, or cut."""
 
     def __init__(self, note: str = ""):
-        self.full: list[dict] = []
-        self.refreshed: list[dict] = []
-        self.fresh: list[dict] = []  # still in context: skipped
+        self.full: list[Row] = []
+        self.refreshed: list[Row] = []
+        self.fresh: list[Row] = []  # still in context: skipped
         self.held: dict[str, list[str]] = {}  # fresh through what it was made from: id -> those
-        self.deferred: list[dict] = []  # did not fit this time: not served, eligible next prompt
-        self.too_big: list[dict] = []  # does not fit even alone: never served as things stand
-        self.restored: list[dict] = []  # detail descent restored this session, served now
+        self.deferred: list[Row] = []  # did not fit this time: not served, eligible next prompt
+        self.too_big: list[Row] = []  # does not fit even alone: never served as things stand
+        self.restored: list[Row] = []  # detail descent restored this session, served now
         self.cut_by = ""  # what the deferred did not fit: "budget", or the host's "size limit"
         self.host, self.most, encoding = UNKNOWN_HOST  # whom the block is for, and its bound
         self.unit = _unit(encoding)
@@ -117,7 +121,7 @@ def _titles(titles: list[str], room: int) -> str:
     return ", ".join(shown) + (f" +{left}" if left else "")
 
 
-def _held(served: dict) -> dict[str, int]:
+def _held(served: dict[str, Any]) -> dict[str, int]:
     """Each lesson the session's context holds, and the latest turn it was served at: the
     lessons served, and the level-0 lessons each of them was made from."""
     held: dict[str, int] = {}
@@ -128,7 +132,7 @@ def _held(served: dict) -> dict[str, int]:
     return held
 
 
-def _seen_in(item: dict, held: dict[str, int]) -> dict | None:
+def _seen_in(item: Row, held: dict[str, int]) -> dict[str, Any] | None:
     """When a lesson never served counts as served: once every lesson it was made from is
     in context (Claude Code and Codex replay earlier hook context on every later turn, so a
     lesson served on turn 1 is still there), as of the oldest of them; else never."""
@@ -142,7 +146,7 @@ def session_path(store_root: str, session_id: str) -> str:
     return os.path.join(store_root, "sessions", f"{safe_id(session_id)}.json")
 
 
-def load_session(path: str, session_id: str) -> dict:
+def load_session(path: str, session_id: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
             rec = json.load(fh)
@@ -153,7 +157,7 @@ def load_session(path: str, session_id: str) -> dict:
     return {"session": session_id, "turn": 0, "served": {}}
 
 
-def save_session(path: str, rec: dict) -> None:
+def save_session(path: str, rec: dict[str, Any]) -> None:
     from pathlib import Path
 
     write_json(Path(path), rec, compact=True, durable=False)  # scratch: rebuilt if lost
@@ -164,7 +168,7 @@ class _Fit:
 
     SEP = 2  # "\n\n" between pieces: two characters, two units in either encoding
 
-    def __init__(self, view: dict, host: str | None):
+    def __init__(self, view: dict[str, Any], host: str | None):
         self.host, self.most, self.encoding = host_bound(host)
         budget = view.get("budget")
         self.budget = int(budget) if isinstance(budget, int) else None
@@ -188,13 +192,13 @@ class _Fit:
 
 
 def pack(
-    view: dict,
-    chosen: list[dict],
-    session: dict,
+    view: dict[str, Any],
+    chosen: list[Row],
+    session: dict[str, Any],
     *,
     turn: int,
     host: str | None = None,
-    restored: Sequence[dict] = (),
+    restored: Sequence[Row] = (),
 ) -> Pack:
     """Decide each chosen lesson's form from the session record, and update the record.
 

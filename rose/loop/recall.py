@@ -39,9 +39,10 @@ from rose.errors import RoseError
 from rose.loop import head_start
 from rose.store import shortid
 from rose.store import view as recall_view
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
 
 if TYPE_CHECKING:
+    from rose.graph.engine import Graph
     from rose.judge.base import Judge
 
 _ORDER = {"relevant": 0, "maybe": 1, "unresolved": 2, "fits": 3, "ranked": 4}
@@ -60,13 +61,13 @@ class Verdict:
 
 @dataclass
 class RecallResult:
-    chosen: list[dict] = field(default_factory=list)
+    chosen: list[Row] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
-    rounds: list[list[dict]] = field(default_factory=list)  # candidates offered per call
+    rounds: list[list[Row]] = field(default_factory=list)  # candidates offered per call
     decisions: list[str] = field(default_factory=list)
     degraded: str = ""
     calls: int = 0  # the first pass's relevance calls
-    view: dict = field(default_factory=dict)
+    view: dict[str, Any] = field(default_factory=dict)
     rules: list[str] = field(default_factory=list)  # ids of the selection rules given
     out_of_time: int = 0  # lessons served unjudged because the deadline was near
     unjudged: set[str] = field(default_factory=set, repr=False)  # those ids, before the budget
@@ -74,14 +75,14 @@ class RecallResult:
     second_calls: int = 0  # the second pass's relevance calls
     first_level: int = 0  # the questions the first level of the walk asked at once
     second_found: list[str] = field(default_factory=list)  # ids only the second pass chose
-    items: dict[str, dict] = field(default_factory=dict, repr=False)  # every line offered
+    items: dict[str, Row] = field(default_factory=dict, repr=False)  # every line offered
     # Lessons read in full (`lesson_get` rows) and the level-0 lessons below each, kept so that
     # the second pass and the rendering read each lesson once, in as few opens as they can.
-    rows: dict[str, dict] = field(default_factory=dict, repr=False)
+    rows: dict[str, Row] = field(default_factory=dict, repr=False)
     sources: dict[str, list[str]] = field(default_factory=dict, repr=False)
     shown: dict[str, str] | None = field(default=None, repr=False)  # every lesson's short id
     over_budget: list[str] = field(default_factory=list)  # chosen, left out for the budget
-    late: list[dict] = field(default_factory=list)  # relevance questions that timed out
+    late: list[Row] = field(default_factory=list)  # relevance questions that timed out
     earlier: list[str] = field(default_factory=list)  # judged relevant late, the last prompt
 
     def ruled_out(self) -> dict[str, list[str]]:
@@ -101,11 +102,11 @@ class RecallResult:
                     out[member["id"]] += [r for r in v.rules if r not in out[member["id"]]]
         return out
 
-    def selection(self) -> dict:
+    def selection(self) -> dict[str, Any]:
         """What the prompt's unit records of how its lessons were chosen (`rules`: the
         selection rules given; `ruled`: lessons they turned away; `over_budget`: lessons
         chosen and left out), for the misses a later reflection may find."""
-        out: dict = {"rules": list(self.rules)}
+        out: dict[str, Any] = {"rules": list(self.rules)}
         if self.late:  # for the hook to have answered after all (`rose.loop.late`)
             out["late"] = list(self.late)
         ruled = self.ruled_out()
@@ -130,12 +131,12 @@ class RecallResult:
         return " · ".join(parts)
 
 
-def _ranked(items: list[dict], budget: int, first: Sequence[str] = ()) -> list[dict]:
+def _ranked(items: list[Row], budget: int, first: Sequence[str] = ()) -> list[Row]:
     """Without a judge: those in `first` (judged relevant late, for the session's last
     prompt), then what has worked, most abstract and cheapest first, within the budget."""
     ahead = set(first)
 
-    def key(item: dict) -> tuple:
+    def key(item: Row) -> tuple[bool, float, int, int, str]:
         judged = item["successes"] + item["failures"]
         rate = (item["successes"] + 1) / (judged + 2)  # Laplace-smoothed observed success
         return (
@@ -149,13 +150,13 @@ def _ranked(items: list[dict], budget: int, first: Sequence[str] = ()) -> list[d
     return _within(sorted(items, key=key), budget)
 
 
-def _within(items: list[dict], room: int) -> list[dict]:
+def _within(items: list[Row], room: int) -> list[Row]:
     """The items, in order, that fit `room` tokens (from `_room`); one that does not is skipped.
 
     Each costs its estimate plus one token for the blank line before it: the rounding of the
     parts never undercounts the joined block, so what fits here fits the block exactly.
     """
-    out: list[dict] = []
+    out: list[Row] = []
     used = 0
     for item in items:
         cost = recall_view.estimate(item) + 1
@@ -165,7 +166,7 @@ def _within(items: list[dict], room: int) -> list[dict]:
     return out
 
 
-def _likely(items: list[dict], room: int) -> list[dict]:
+def _likely(items: list[Row], room: int) -> list[Row]:
     """The first of `items` that could fit `room` by their estimates, up to twice the room:
     rendering costs a query a compressed lesson, so a wide walk's hundreds of picks are not
     all rendered to serve the few that fit."""
@@ -180,12 +181,13 @@ def _likely(items: list[dict], room: int) -> list[dict]:
     return out
 
 
-def _room(view: dict, budget: int) -> int:
+def _room(view: dict[str, Any], budget: int) -> int:
     """The budget left for lessons once the block's frame (head, tail, last blank line) is paid."""
-    return budget - view.get("frame_tokens", 0) - 1
+    frame: int = view.get("frame_tokens", 0)
+    return budget - frame - 1
 
 
-def _materialise(store: Store, res: RecallResult, chosen: list[dict]) -> list[dict]:
+def _materialise(store: Store, res: RecallResult, chosen: list[Row]) -> list[Row]:
     """Chosen lessons with their injected forms rendered, in the same order (one already
     rendered is kept); read in full where the walk did not read them yet."""
     if all("full" in i for i in chosen):
@@ -240,7 +242,7 @@ def read_ahead(store: Store, res: RecallResult, ids: list[str]) -> Callable[[], 
     return wait
 
 
-def _read_in(store: Store, g: Any, res: RecallResult, ids: list[str]) -> None:
+def _read_in(store: Store, g: Graph, res: RecallResult, ids: list[str]) -> None:
     """`_read` in the open graph `g`: the rows, the short ids (once) and the level-0
     lessons below each compressed or merged one (`recall_view.sources_among`)."""
     need = [i for i in dict.fromkeys(ids) if i not in res.rows]
@@ -387,7 +389,7 @@ def _second_pass(
     prompt: str,
     judge: Judge,
     res: RecallResult,
-    rules: list[dict],
+    rules: list[Row],
     started: float,
     deadline_s: float,
 ) -> None:
@@ -437,13 +439,13 @@ def _again_lines(store: Store) -> int:
     return rc.second_look_calls * rc.max_candidates
 
 
-def _found(res: RecallResult, ids: list[str], budget: int) -> list[dict]:
+def _found(res: RecallResult, ids: list[str], budget: int) -> list[Row]:
     """The first pass's chosen lessons in full (read into `res`), in its order, while they
     fit `budget` tokens (what the block could hold at most)."""
     from rose import tokens
 
     rows = res.rows
-    out: list[dict] = []
+    out: list[Row] = []
     used = 0
     for i in ids:
         row = rows.get(i)
@@ -471,8 +473,8 @@ def preload() -> None:
 
 
 def recall_for_hook(
-    prompt: str, roots: list, cwd: str | None, session: str = ""
-) -> tuple[dict, list[dict], str, dict]:
+    prompt: str, roots: list[tuple[str, str]], cwd: str | None, session: str = ""
+) -> tuple[dict[str, Any], list[Row], str, dict[str, Any]]:
     """The prompt hook's slow path: open the store with the hook's short lock deadline.
 
     Returns the view, the chosen lessons, the note and how they were chosen

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from rose.models import Episode, Node, claim_id
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def due(store: Store, lessons: Iterable[str] | None = None) -> list[Repair]:
     return sorted(out, key=lambda r: (r.lesson, r.claim))
 
 
-def _entries(lesson: dict, manifest: list[dict]) -> dict[str, list[tuple[str, str, str]]]:
+def _entries(lesson: Row, manifest: list[Row]) -> dict[str, list[tuple[str, str, str]]]:
     """What the lesson could fold back: text -> (claim id, owner, holder) of each manifest
     entry stating it, [] for a patch in no manifest; what its body holds already is left out."""
     body = lesson["body"] or ""
@@ -86,7 +86,7 @@ def _entries(lesson: dict, manifest: list[dict]) -> dict[str, list[tuple[str, st
 
 
 def _reached(
-    lesson: dict, entries: dict[str, list[tuple[str, str, str]]], turned: dict[str, int], at: int
+    lesson: Row, entries: dict[str, list[tuple[str, str, str]]], turned: dict[str, int], at: int
 ) -> list[Repair]:
     """The entries whose rescues of the lesson reach `at`: failures turned, plus successful
     uses with the text served as the lesson's patch (counted only while it carries it)."""

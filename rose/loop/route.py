@@ -269,7 +269,7 @@ def for_selection(store: Store, read: Any = None) -> list[RoutingRule]:
         return []
     rec = records(store, read)
 
-    def rank(r: RoutingRule) -> tuple:
+    def rank(r: RoutingRule) -> tuple[int, float, float, str]:
         x = rec.get(r.id, Record())
         return (x.misses, -x.rate, -r.created.timestamp(), r.id)
 

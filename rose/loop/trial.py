@@ -33,7 +33,7 @@ from rose.errors import LessonNotFound
 from rose.events import read_events
 from rose.models import Episode, Node, claim_id
 from rose.store import absorb, sessions
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
 
 #: The event of a judged trial patch.
 TRIAL = "trial-patch"
@@ -64,7 +64,7 @@ def verdict(episode: Episode, lesson: str) -> str:
     return "dropped"
 
 
-def after_episodes(store: Store, session_id: str, episodes: Iterable[Episode]) -> list[dict]:
+def after_episodes(store: Store, session_id: str, episodes: Iterable[Episode]) -> list[Row]:
     """Judge the trial patches the session's newly written `episodes` served, each on its
     first serving with a known outcome; drop those that did not help. Returns the verdicts
     (as logged)."""
@@ -75,7 +75,7 @@ def after_episodes(store: Store, session_id: str, episodes: Iterable[Episode]) -
     entries = sessions.read(str(store.primary.root), session_id)
     every = absorb.resolver(lambda: [r["id"] for r in store.read("lesson_id_list")])
     patched = {u.turn: u.patched for u in absorb.units(entries, final=True, resolve=every)}
-    found: list[dict] = []
+    found: list[Row] = []
     for ep in written:
         for lesson, ids in patched.get(ep.turn, {}).items():
             for pid in ids:
@@ -91,7 +91,7 @@ def after_episodes(store: Store, session_id: str, episodes: Iterable[Episode]) -
     return found
 
 
-def _drop(store: Store, dropped: list[dict]) -> None:
+def _drop(store: Store, dropped: list[Row]) -> None:
     """Take the dropped patches off their lessons, each lesson in one write; a patch the
     lesson no longer carries (folded back, edited away) is gone already."""
     changed: dict[str, Node] = {}

@@ -40,6 +40,9 @@ from rose.store.layout import StoreDir, find_project_root, global_root
 from rose.store.nodefile import dump_episode, dump_node
 from rose.store.notices import notify
 
+#: One record as a dict: a named query's row, or a line, entry or event built from rows.
+Row = dict[str, Any]
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -241,12 +244,12 @@ class Store:
     def _rebuilt(self, damage: GraphDamaged, moved: Path) -> None:
         _damage.rebuilt(self, damage, moved)
 
-    def read(self, name: str, **params: Any) -> list[dict]:
+    def read(self, name: str, **params: Any) -> list[Row]:
         """Run one named read query on an up-to-date graph."""
         with self.graph() as g:
             return g.q(name, **params)
 
-    def reads(self, *queries: tuple[str, dict[str, Any]]) -> list[list[dict]]:
+    def reads(self, *queries: tuple[str, dict[str, Any]]) -> list[list[Row]]:
         """Run several named read queries in one open of the graph (each open costs a sync)."""
         with self.graph() as g:
             return [g.q(name, **params) for name, params in queries]
