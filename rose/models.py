@@ -88,13 +88,18 @@ def slug(text: str) -> str:
 
 
 def first_sentence(text: str, limit: int = 160) -> str:
-    """The text's first sentence on one line, cut with '…' past `limit` characters."""
+    """The text's first sentence on one line, cut at a word with '…' past `limit` characters
+    (mid-word only when a single word is longer than half of it)."""
     flat = " ".join(text.split())
     for end in (". ", "! ", "? "):
         i = flat.find(end)
         if 0 < i < limit:
             return flat[: i + 1]
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ") if flat[limit - 1] != " " else len(cut)
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:(") + "…"
 
 
 def _plain(text: str) -> str:

@@ -137,3 +137,15 @@ def test_block_with_derived_and_written_titles_snapshot(store: Store):
     store.save(Node(id="n_b0000002", title="Test database", gist="Port 5433.", body="Port 5433."))
     _, result = inspect(store, "anything")
     check("provisional_block.txt", result.block + "\n")
+
+
+def test_a_long_first_sentence_is_cut_at_a_word():
+    """`rose add` titled a long note 'Before deploying the billing service to producti…',
+    cut mid-word."""
+    from rose.models import first_sentence
+
+    text = "Before deploying the billing service to production always drain the queue workers"
+    title = first_sentence(text, 50)
+    assert title.endswith("…") and len(title) <= 50
+    assert text.startswith(title[:-1]) and text[len(title) - 1] == " "
+    assert first_sentence("x" * 80, 50) == "x" * 49 + "…"  # one long word: cut where it must
