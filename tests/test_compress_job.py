@@ -9,24 +9,20 @@ compresses what is due.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from rose.cli import app
 from rose.host.jobs import KINDS, JobContext, jobs
 from rose.loop import compress as c
 from rose.store.layout import StoreDir
 from tests._compress import family
+from tests._demo_run import demo_json
 
 
 @pytest.mark.heavy
-def test_a_successful_session_queues_a_compress_job(tmp_path: Path):
-    where = tmp_path / "demo"
-    res = CliRunner().invoke(app, ["demo", "--sessions", "5", "--seed", "1", "--json",
-                                   "--dir", str(where)])  # fmt: skip
-    assert res.exit_code == 0, res.output
+def test_a_successful_session_queues_a_compress_job(tmp_path_factory: pytest.TempPathFactory):
+    # the demo's run of seed 1 over 5 sessions, shared with tests/test_demo_baselines.py
+    _, where = demo_json(tmp_path_factory, sessions=5, seed=1)
     root = where / ".rose"
     episodes = [json.loads(p.read_text()) for p in (root / "episodes").glob("*.json")]
     succeeded = sum(1 for e in episodes if e["outcome"] == "success" and e["used"])

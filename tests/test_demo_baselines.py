@@ -10,31 +10,33 @@ sessions with a bar per arm; the "not built" list is `rose.host.drive.STAGES`' a
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from rose.cli import app
 from rose.cli._chart import FULL, TRACK, bar
-from rose.cli.demo_cmds import ARMS, _stages, share
+from rose.cli.demo_cmds import ARMS, _report, _stages, share
 from rose.host.drive import DOES, STAGES, framed, not_built
 from rose.sim import World, scoreboard
 from rose.sim.arms import Ceiling, NoMemory
 from rose.sim.realism import Realism
+from tests._demo_run import demo_json
 
 pytestmark = pytest.mark.graph
 
 SEED, SESSIONS = 1, 5  # a stream short enough to run, long enough for the ceiling to learn
 
 
-def _demo(*args: str):
-    return CliRunner().invoke(app, ["demo", *args], prog_name="rose")
+@pytest.fixture
+def figures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """`rose demo -n 5 --seed 1 --json`'s figures: one run shared with the compress job test."""
+    return demo_json(tmp_path_factory, sessions=SESSIONS, seed=SEED)[0]
 
 
+@functools.cache  # read, never changed
 def _expected(arm: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """What the scoreboard itself says of a reference arm on the demo's stream."""
     world = World.generate(SEED)
@@ -44,10 +46,7 @@ def _expected(arm: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 @pytest.mark.heavy
-def test_json_baselines_are_the_scoreboards_on_the_same_stream(tmp_path: Path):
-    res = _demo("-n", str(SESSIONS), "--seed", str(SEED), "--json", "--dir", str(tmp_path / "demo"))
-    assert res.exit_code == 0, res.output
-    figures = json.loads(res.stdout)
+def test_json_baselines_are_the_scoreboards_on_the_same_stream(figures: dict[str, Any]):
     assert set(figures["baselines"]) == {"none", "ceiling"}
     # ROSE's failures: the never taught apart, the rest not told apart (no second asking)
     assert set(figures["failures_by_cause"]) == {"never_taught", "other"}
@@ -63,10 +62,12 @@ def test_json_baselines_are_the_scoreboards_on_the_same_stream(tmp_path: Path):
 
 
 @pytest.mark.heavy
-def test_text_names_the_three_rows_states_the_share_and_charts_every_slice(tmp_path: Path):
-    res = _demo("-n", str(SESSIONS), "--seed", str(SEED), "--dir", str(tmp_path / "demo"))
-    assert res.exit_code == 0, res.output
-    out = res.stdout
+def test_text_names_the_three_rows_states_the_share_and_charts_every_slice(
+    figures: dict[str, Any],
+):
+    """The text the demo prints for these figures (the CLI's text mode prints this report:
+    tests/test_demo.py runs it)."""
+    out = _report(figures, world=World.generate(SEED), seed=SEED, noise=0.0, prompt="a task")
     flat = " ".join(out.split())
     for name, meaning in ARMS.values():
         assert f"{name} {meaning}" in flat  # each row's one-sentence meaning, beside its name
