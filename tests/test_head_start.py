@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from rose.host import hooks
+from rose.host._payload import Root
 from rose.judge.calls import Judge, schema_of
 from rose.loop import head_start
 from rose.model.claude import ClaudeBackend
@@ -105,5 +106,5 @@ def test_the_hook_starts_it_only_on_its_way_to_the_model(tmp_path, monkeypatch, 
     from rose.loop import recall
 
     monkeypatch.setattr(recall, "recall_for_hook", lambda *a: (view, [], "", {}))
-    hooks._choose("a prompt", [(str(tmp_path / ".rose"), "project")], str(tmp_path))
+    hooks._choose("a prompt", [Root(str(tmp_path / ".rose"), "project")], str(tmp_path))
     assert begun == ([] if fits else [tmp_path / ".rose" / "judge-cache"])

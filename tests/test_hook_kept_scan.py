@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rose.host import hooks
+from rose.host._payload import Root
 from rose.models import Node
 from rose.store import scan
 from rose.store.facade import Store
@@ -17,6 +18,10 @@ from rose.store.nodefile import dump_node
 from tests._calls import counted
 
 pytestmark = pytest.mark.graph
+
+
+def _roots(store: Store) -> list[Root]:
+    return [Root(str(path), scope) for path, scope in store.roots]
 
 
 @pytest.fixture
@@ -39,7 +44,7 @@ def test_an_unchanged_store_is_current_without_listing_a_folder(
     settled: Store, monkeypatch: pytest.MonkeyPatch
 ):
     lists = counted(monkeypatch, scan, "_list_nodes")
-    view, current = hooks._read_view(settled.roots)
+    view, current = hooks._read_view(_roots(settled))
     assert view is not None and view["kept_scan"] == settled.graph_path.name + ".files"
     assert current
     assert lists == []
@@ -49,7 +54,7 @@ def test_an_edit_in_place_makes_the_view_stale(settled: Store, monkeypatch: pyte
     path = _a_lesson(settled)
     path.write_text(path.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
     lists = counted(monkeypatch, scan, "_list_nodes")
-    assert hooks._read_view(settled.roots)[1] is False
+    assert hooks._read_view(_roots(settled))[1] is False
     assert lists == []  # the folder is as it was: only the file's stat moved
 
 
@@ -58,7 +63,7 @@ def test_a_new_file_makes_the_view_stale(settled: Store, monkeypatch: pytest.Mon
     node = Node(id="n_added000001", family=path.parent.name, title="Pulled", body="A teammate's.")
     path.with_name(f"{node.id}.md").write_text(dump_node(node), encoding="utf-8")
     lists = counted(monkeypatch, scan, "_list_nodes")
-    assert hooks._read_view(settled.roots)[1] is False
+    assert hooks._read_view(_roots(settled))[1] is False
     assert lists  # its folder changed: listed again
 
 
@@ -70,7 +75,7 @@ def test_a_view_that_names_no_kept_scan_lists_every_folder(
     view.pop("kept_scan")
     path.write_text(json.dumps(view), encoding="utf-8")
     lists = counted(monkeypatch, scan, "_list_nodes")
-    assert hooks._read_view(settled.roots)[1] is True
+    assert hooks._read_view(_roots(settled))[1] is True
     assert lists
 
 
@@ -79,7 +84,7 @@ def test_a_damaged_kept_scan_is_ignored(settled: Store, monkeypatch: pytest.Monk
 
     synced.listing_path(settled.graph_path).write_bytes(b"\x00not a marshal")
     lists = counted(monkeypatch, scan, "_list_nodes")
-    assert hooks._read_view(settled.roots)[1] is True
+    assert hooks._read_view(_roots(settled))[1] is True
     assert lists
 
 
@@ -101,5 +106,5 @@ def test_a_kept_scan_with_flipped_bits_is_refused_before_it_is_read(
     assert scan.read_kept(str(path)) is None
     assert loads == []
     lists = counted(monkeypatch, scan, "_list_nodes")
-    assert hooks._read_view(settled.roots)[1] is True
+    assert hooks._read_view(_roots(settled))[1] is True
     assert lists

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from rose.host import hooks
+from rose.host._payload import Root
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.graph
 def test_a_view_replaced_during_the_check_is_read_again(store: Store, monkeypatch):
     store.add("Run the migrations before the seeders.")
     store.view()
-    roots = [(str(store.primary.root), "project")]
+    roots = [Root(str(store.primary.root), "project")]
     real = hooks._current
     calls = []
 
@@ -45,5 +46,5 @@ def test_a_view_stale_and_not_replaced_is_read_once(store: Store, monkeypatch):
     calls = []
     real = hooks._current
     monkeypatch.setattr(hooks, "_current", lambda v, r: calls.append(1) or real(v, r))
-    _, current = hooks._read_view([(str(store.primary.root), "project")])
+    _, current = hooks._read_view([Root(str(store.primary.root), "project")])
     assert not current and len(calls) == 1

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from rose.errors import BackendFailed, BackendTimeout
+from rose.host._payload import Root
 from rose.model import _keeper
 from rose.model.claude import ClaudeBackend
 from tests._kept import gone, own_folder
@@ -256,7 +257,7 @@ def test_a_sessions_start_has_the_last_prompts_clis_kept(fake, keeping, tmp_path
         (root / "recall-view.json").write_text(
             json.dumps({"enabled": True, "empty": False, "fits": fits, "lessons": []})
         )
-        hooks._session_start(payload, [(str(root), "project")])
+        hooks._session_start(payload, [Root(str(root), "project")])
         if fits:
             time.sleep(_keeper.QUIET_S + 0.5)
             assert started(fake) == [] and _sockets(keeping) == []

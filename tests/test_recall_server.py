@@ -24,6 +24,7 @@ import pytest
 from rose import config, kept
 from rose.errors import StoreLocked
 from rose.host import recall_server
+from rose.host._payload import Root
 from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
@@ -321,7 +322,9 @@ def test_a_server_that_takes_the_prompt_and_never_answers_leaves_the_last_view(
     listener.listen(1)  # it takes the connection and never answers
     monkeypatch.setattr(recall_server, "_REPLY_S", 0.3)
     try:
-        got = hooks._choose("rotate keys?", [(str(store.primary.root), "project")], str(project))
+        got = hooks._choose(
+            "rotate keys?", [Root(str(store.primary.root), "project")], str(project)
+        )
     finally:
         listener.close()
         path.unlink(missing_ok=True)

@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 
 from rose.events import append_event
+from rose.host._payload import Root, host_of, roots_for, session_id
 from rose.loop.pack import Pack, load_session, pack, save_session, session_path
 from rose.store import notices, scan, sessions
-from rose.store.layout import StoreDir, find_project_root, global_root
 
 EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
 _HOST_NAMES = {
@@ -44,18 +44,6 @@ PROMPT_CHARS = 8000
 
 class HookInputError(Exception):
     pass
-
-
-def _roots(cwd: str | None) -> list[tuple[str, str]]:
-    start = Path(cwd) if cwd and os.path.isdir(cwd) else None
-    roots = []
-    project = find_project_root(start)
-    if project is not None and project.is_dir():
-        roots.append((str(project), "project"))
-    glob = global_root()
-    if glob.is_dir():
-        roots.append((str(glob), "global"))
-    return roots
 
 
 def _read_payload() -> dict:
@@ -83,10 +71,10 @@ def main(argv: list[str]) -> int:
         return 0  # never break the host, even when miswired
     if os.environ.get("ROSE_CHILD") == "1":
         return 0  # a model process ROSE spawned: its hooks must not recurse
-    roots: list[tuple[str, str]] = []
+    roots: list[Root] = []
     try:
         payload = _read_payload()
-        roots = _roots(payload.get("cwd"))
+        roots = roots_for(payload.get("cwd"))
         out = _HANDLERS[event](payload, roots)
     except Exception as exc:  # the one place that catches everything: the host must not break
         _report_failure(event, exc, roots)
@@ -110,13 +98,13 @@ def _deliver(out: dict) -> bool:
         return False
 
 
-def _report_failure(event: str, exc: BaseException, roots: list[tuple[str, str]]) -> None:
+def _report_failure(event: str, exc: BaseException, roots: list[Root]) -> None:
     reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
     if not roots:  # the payload never said where: log to the store of the working directory
         with contextlib.suppress(Exception):
-            roots = _roots(None)
+            roots = roots_for(None)
     if roots:
-        where = Path(roots[0][0]) / "events.jsonl"
+        where = roots[0].events
     else:
         import tempfile
 
@@ -129,17 +117,11 @@ def _report_failure(event: str, exc: BaseException, roots: list[tuple[str, str]]
 # -- handlers ---------------------------------------------------------------------------------
 
 
-def session_id(payload: dict) -> str:
-    """The session a payload is about (`session_id`, or `sessionId` in some payloads);
-    `default` when absent."""
-    return str(payload.get("session_id") or payload.get("sessionId") or "default")
-
-
 def _with_session(roots, payload, change) -> None:
     if not roots:
         return
     sid = session_id(payload)
-    path = session_path(roots[0][0], sid)
+    path = session_path(roots[0].path, sid)
     rec = load_session(path, sid)
     change(rec)
     save_session(path, rec)
@@ -155,13 +137,13 @@ def _session_start(payload: dict, roots) -> None:
 
     _with_session(roots, payload, reset)
     if roots and payload.get("source") in ("clear", "compact"):
-        sessions.append(roots[0][0], session_id(payload), "compact", source=payload["source"])
+        sessions.append(roots[0].path, session_id(payload), "compact", source=payload["source"])
     view = _view_file(roots) if roots else None
     if view is not None and view.get("enabled", True) and not _servable(view):
         # the model will decide this session's prompts: its CLIs are kept from now on
         from rose.loop import head_start
 
-        head_start.keep_ahead(StoreDir(Path(roots[0][0]), roots[0][1]).judge_cache)
+        head_start.keep_ahead(roots[0].store().judge_cache)
         from rose.host import recall_server
 
         recall_server.launch(payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
@@ -171,7 +153,7 @@ def _pre_compact(payload: dict, roots) -> None:
     """Forget what is fresh in context; the session log keeps everything that was served."""
     _with_session(roots, payload, lambda rec: rec.update(served={}, restored={}))
     if roots:
-        sessions.append(roots[0][0], session_id(payload), "compact", source="pre-compact")
+        sessions.append(roots[0].path, session_id(payload), "compact", source="pre-compact")
 
 
 def _stop(payload: dict, roots) -> dict | None:
@@ -197,7 +179,7 @@ def _stop(payload: dict, roots) -> dict | None:
     if ready:
         transcript = str(payload.get("transcript_path") or "")
         job = {"session": sid, "final": False, "transcript": transcript}
-        submit(StoreDir(Path(roots[0][0]), roots[0][1]), "absorb", job, key=f"{sid}:{ready[0]}")
+        submit(roots[0].store(), "absorb", job, key=f"{sid}:{ready[0]}")
     answer: list[dict] = []
     _with_session(roots, payload, lambda rec: answer.append(on_stop(payload, roots, rec) or {}))
     return answer[0] if answer and answer[0] else None
@@ -217,12 +199,13 @@ def _session_end(payload: dict, roots) -> None:
             return  # nothing to learn from
         # ROSE installed for the user, and no store yet: the global one holds the job (and,
         # once a lesson is found, `rose.loop.consolidate` creates the store it belongs in).
-        home = StoreDir(global_root(), "global")
-        home.create()
-        roots = [(str(home.root), "global")]
+        from rose.store.layout import global_root
+
+        roots = [Root(str(global_root()), "global")]
+        roots[0].store().create()
     sid = session_id(payload)
-    turns = load_session(session_path(roots[0][0], sid), sid).get("turn", 0)
-    submit(StoreDir(Path(roots[0][0]), roots[0][1]), "session-end", payload, key=f"{sid}:{turns}")
+    turns = load_session(session_path(roots[0].path, sid), sid).get("turn", 0)
+    submit(roots[0].store(), "session-end", payload, key=f"{sid}:{turns}")
 
 
 def _read_view(roots) -> tuple[dict | None, bool]:
@@ -231,7 +214,7 @@ def _read_view(roots) -> tuple[dict | None, bool]:
     A writer may finish between the read and the check (its files then look newer than the
     view read before it): a view that looks stale is read again once if it was replaced
     meanwhile, rather than sending the prompt down the slow path to rebuild it."""
-    path = os.path.join(roots[0][0], "recall-view.json")
+    path = os.path.join(roots[0].path, "recall-view.json")
     view = None
     for _ in range(2):
         before = scan.file_identity(path)
@@ -248,7 +231,7 @@ def _read_view(roots) -> tuple[dict | None, bool]:
 def _view_file(roots) -> dict | None:
     """The last complete recall view, unchecked (None when missing or unreadable)."""
     try:
-        with open(os.path.join(roots[0][0], "recall-view.json"), encoding="utf-8") as fh:
+        with open(os.path.join(roots[0].path, "recall-view.json"), encoding="utf-8") as fh:
             view = json.load(fh)
     except (OSError, ValueError):
         return None
@@ -262,7 +245,7 @@ def _current(view: dict, roots) -> bool:
     name = view.get("kept_scan")
     kept = None
     if isinstance(name, str) and name and os.path.basename(name) == name:
-        kept = scan.read_kept(os.path.join(roots[0][0], name))
+        kept = scan.read_kept(os.path.join(roots[0].path, name))
     if view.get("stamp") != scan.stamp(scan.survey(roots, episodes=False, prev=kept), roots):
         return False
     for key, env, least in (("budget", "ROSE_RECALL_MAX_PACK_TOKENS", 0),
@@ -286,20 +269,6 @@ def _env_int(name: str) -> int | None:
     except ValueError:
         return None
     return int(number) if number.is_integer() else None
-
-
-def host_of(payload: dict) -> str:
-    """Which host sent the payload, for the size of answer it passes on whole.
-
-    Codex sends `turn_id` (and `model`) with every prompt (codex-rs/hooks, the
-    user-prompt-submit input schema); Claude Code names the event and sends neither.
-    Any other shape is unknown, and gets the stricter bound.
-    """
-    if "turn_id" in payload:
-        return "codex"
-    if payload.get("hook_event_name") and "model" not in payload:
-        return "claude"
-    return ""
 
 
 def _writer_active(root: str) -> bool:
@@ -353,10 +322,10 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
     kept = notices.take([r for r, _ in roots], here)  # what a detached job did since: once
     if kept:
         note = " · ".join([*kept, note] if note else kept)
-    path = session_path(roots[0][0], sid)
+    path = session_path(roots[0].path, sid)
     rec = load_session(path, sid)
     rec["turn"] = int(rec.get("turn", 0)) + 1
-    restored = sessions.restored(roots[0][0], sid)  # descent, for the rest of this session
+    restored = sessions.restored(roots[0].path, sid)  # descent, for the rest of this session
     host = host_of(payload)
     view = _headed(view, rec, host, payload.get("cwd"))
     result = pack(view, chosen, rec, turn=rec["turn"], host=host, restored=restored)
@@ -383,18 +352,15 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
         # How recall's selection went: the rules it was given (each rule's record), the
         # lessons they turned away and those left out for the budget (a miss's evidence).
         unit.update((k, v) for k, v in selection.items() if v)
-        sessions.append(roots[0][0], sid, "prompt", **unit)
+        sessions.append(roots[0].path, sid, "prompt", **unit)
         if late:
             _answer_late(roots, sid, rec["turn"], late)
         if chosen:
-            append_event(Path(roots[0][0]) / "events.jsonl", "inject", _inject_event(sid, result))
+            append_event(roots[0].events, "inject", _inject_event(sid, result))
 
     if not chosen and not result.block:
         record()
-        if view.get("empty") and rec["turn"] == 1:  # once a session: ROSE is there, unfed
-            note = " · ".join(p for p in (EMPTY_NOTE, note) if p)
-            kept = True
-        return {"systemMessage": f"ROSE · {note}"} if kept else None
+        return _nothing_served(note, kept, empty=bool(view.get("empty")), turn=rec["turn"])
     out: dict = {"systemMessage": result.status}
     if result.block:
         out["hookSpecificOutput"] = {
@@ -414,13 +380,21 @@ def _user_prompt_submit(payload: dict, roots) -> dict | None:
 EMPTY_NOTE = "on, no lessons yet (rose add, or work and correct the agent)"
 
 
+def _nothing_served(note: str, kept: list[str], *, empty: bool, turn: int) -> dict | None:
+    """The status line of a prompt that got no lessons: what a job did since, if anything,
+    and once a session, over an empty store, that ROSE is on and has nothing yet."""
+    if empty and turn == 1:
+        return {"systemMessage": "ROSE · " + " · ".join(p for p in (EMPTY_NOTE, note) if p)}
+    return {"systemMessage": f"ROSE · {note}"} if kept else None
+
+
 def _answer_late(roots, sid: str, turn: int, questions: list) -> None:
     """Hand the relevance questions that ran out of time to a job that asks them again, for
     the session's next prompt (`rose.loop.late`)."""
     from rose.host.jobs import submit
 
     payload = {"session": sid, "turn": turn, "questions": questions}
-    store = StoreDir(Path(roots[0][0]), roots[0][1])
+    store = roots[0].store()
     submit(store, "relevance-late", payload, key=f"{sid}:late:{turn}")
 
 
@@ -450,7 +424,7 @@ def _choose(prompt: str, roots, cwd, sid: str = "") -> tuple[dict, list[dict], s
     view, current = _read_view(roots)
     note = ""
     last = view if _servable(view) else None  # the last complete view, maybe one write old
-    if not current and last is not None and _writer_active(roots[0][0]):
+    if not current and last is not None and _writer_active(roots[0].path):
         current, note = True, "as of the last write (a change is in progress)"
     if view is not None and current and not view.get("enabled", True):
         return None
@@ -484,7 +458,7 @@ def _recall(
     decide, so its CLIs get their head start first."""
     from rose.host import recall_server
 
-    folder = StoreDir(Path(roots[0][0]), roots[0][1]).judge_cache if decides else None
+    folder = roots[0].store().judge_cache if decides else None
     served = recall_server.recall(prompt, roots, cwd, str(folder) if folder else None, sid)
     if served is not None:
         got, repaired = served
@@ -520,7 +494,7 @@ def _inject_event(sid: str, result: Pack) -> dict:
 def _log_error(roots, error: str, detail: str) -> None:
     with contextlib.suppress(OSError):
         event = {"hook": "user-prompt-submit", "error": error, "detail": detail}
-        append_event(Path(roots[0][0]) / "events.jsonl", "error", event)
+        append_event(roots[0].events, "error", event)
 
 
 _HANDLERS = {

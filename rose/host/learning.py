@@ -497,7 +497,7 @@ def session_end(job: JobContext) -> None:
     """The session is over: judge and absorb every unit left, reflect once over what no
     reflection read, log that it ended, and prune old scratch. Safe to retry: each unit is
     judged and absorbed once, and the closing reflection runs once (its `nudge` entry)."""
-    from rose.host.hooks import session_id
+    from rose.host._payload import session_id
     from rose.host.jobs import prune_sessions
     from rose.loop.pack import load_session, session_path
 

@@ -29,11 +29,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from rose.host.hooks import host_of, session_id
+from rose.host._payload import Root, host_of, session_id
 from rose.loop import occasion
 from rose.store import sessions
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rose.config import Config
     from rose.host.transcript import Activity
 
@@ -55,14 +57,14 @@ COUNTS = ("offset", "from", "tools", "failed", "turns")
 FALLBACK = {("fork", "codex"): "background"}
 
 
-def settings(roots: list[tuple[str, str]]) -> Config:
+def settings(roots: Sequence[tuple[str, str]]) -> Config:
     """The store's settings (the global store's under the project's, then the environment)."""
     from rose import config
 
     return config.load([Path(r) / "config.yaml" for r, _ in reversed(roots)])
 
 
-def _stamp(roots: list[tuple[str, str]]) -> str:
+def _stamp(roots: Sequence[tuple[str, str]]) -> str:
     """What the `reflect` settings depend on: the config files as they are on disk, and the
     environment's ROSE_* variables (hashed: the session record is no place for their values)."""
     parts = []
@@ -76,7 +78,7 @@ def _stamp(roots: list[tuple[str, str]]) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
-def kept_settings(roots: list[tuple[str, str]], rec: dict) -> Any:
+def kept_settings(roots: Sequence[tuple[str, str]], rec: dict) -> Any:
     """The settings a Stop reads (`.reflect`), from the session record while nothing they
     depend on changed: every Stop needs them, and loading them costs ~100 ms of imports."""
     stamp = _stamp(roots)
@@ -111,7 +113,7 @@ def effective_mode(mode: str, host: str) -> str:
     return FALLBACK.get((mode, host), mode)
 
 
-def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | None:
+def on_stop(payload: dict, roots: list[Root], rec: dict) -> dict | None:
     """Count this turn into `rec` (the session's freshness record, saved by the caller) and
     start a reflection if one is due; returns the hook's answer for ``block``, else None."""
     if payload.get("stop_hook_active"):
@@ -123,7 +125,7 @@ def on_stop(payload: dict, roots: list[tuple[str, str]], rec: dict) -> dict | No
     state = _counts(rec.get("reflect"))
     tools = failed = 0
     if transcript:
-        act = _activity(roots[0][0], session_id(payload), transcript, int(state.get("offset", 0)))
+        act = _activity(roots[0].path, session_id(payload), transcript, int(state.get("offset", 0)))
         if act is not None:
             tools, failed, state["offset"] = act.tool_calls, act.failed_tool_calls, act.offset
     state = occasion.tally(state, tool_calls=tools, failed=failed)
