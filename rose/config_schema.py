@@ -261,7 +261,10 @@ class Jobs(Section):
         2, ge=1, description="Detached jobs that may run at once per store; the rest wait."
     )
     queue_max: int = Field(
-        20, ge=1, description="Jobs that may wait for a slot; one more is dropped and logged."
+        20,
+        ge=1,
+        description="Jobs that may wait for a slot; past that a job is deferred: kept, and "
+        "run when there is room (`rose jobs` shows it).",
     )
     deadline_s: float = Field(
         600.0,
