@@ -44,8 +44,10 @@ def _stats(store: Store, lesson_id: str):
     return store.get(lesson_id).stats
 
 
-def record_in_eight(project: Path, lesson_id: str, recorder: str = _RECORDER) -> int:
-    """Eight processes each recording 25 outcomes for `lesson_id`; how many were failures."""
+def record_concurrently(
+    project: Path, lesson_id: str, recorder: str = _RECORDER, *, workers: int = 8
+) -> int:
+    """`workers` processes each recording 25 outcomes for `lesson_id`; how many failed."""
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", recorder, lesson_id, str(w)],
@@ -54,16 +56,16 @@ def record_in_eight(project: Path, lesson_id: str, recorder: str = _RECORDER) ->
             stderr=subprocess.PIPE,
             text=True,
         )
-        for w in range(8)
+        for w in range(workers)
     ]
     errors = [p.communicate(timeout=240)[1] for p in procs]
-    assert [p.returncode for p in procs] == [0] * 8, errors
-    return sum(1 for w in range(8) for i in range(25) if (w + i) % 5 == 0)
+    assert [p.returncode for p in procs] == [0] * workers, errors
+    return sum(1 for w in range(workers) for i in range(25) if (w + i) % 5 == 0)
 
 
 def test_eight_processes_recording_25_outcomes_each_give_exactly_200(store: Store, project: Path):
     lesson = store.add("Retry idempotent calls with backoff.", family="retry")
-    failures = record_in_eight(project, lesson.id)
+    failures = record_concurrently(project, lesson.id)
     stats = _stats(store, lesson.id)
     assert (stats.attempts, stats.successes, stats.failures) == (200, 200 - failures, failures)
     assert len(list(store.primary.episodes.glob("*.json"))) == 200

@@ -214,19 +214,22 @@ def test_status_shows_the_server_and_the_folders_it_cannot_watch(store: Store, t
 
 
 @pytest.mark.heavy
-def test_eight_processes_recording_through_the_server_give_exactly_200(store: Store, project: Path):
-    from tests.test_episodes_record import _RECORDER, record_in_eight
+def test_four_processes_recording_through_the_server_give_exactly_100(store: Store, project: Path):
+    """Four writers on two cores interleave as eight did (the counters once lost 13 of 40
+    outcomes from four processes); tests/test_episodes_record.py keeps eight, without a
+    server."""
+    from tests.test_episodes_record import _RECORDER, record_concurrently
 
     # each outcome folded in at once (an open after each): a session of the server's each
     recorder = _RECORDER.replace("used=[lesson]))", "used=[lesson]))\n    store.get(lesson)")
     assert recorder != _RECORDER
     lesson = store.add("Retry idempotent calls with backoff.", family="retry")
     info = _served(store)
-    failures = record_in_eight(project, lesson.id, recorder)
+    failures = record_concurrently(project, lesson.id, recorder, workers=4)
     stats = store.get(lesson.id).stats
-    assert (stats.attempts, stats.successes, stats.failures) == (200, 200 - failures, failures)
+    assert (stats.attempts, stats.successes, stats.failures) == (100, 100 - failures, failures)
     status = server.status(store.graph_path)
-    assert status is not None and status["pid"] == info["pid"] and status["sessions"] >= 200
+    assert status is not None and status["pid"] == info["pid"] and status["sessions"] >= 100
 
 
 def test_an_idle_server_is_no_writer_to_the_prompt_hook_and_a_busy_one_is(store: Store, project):
