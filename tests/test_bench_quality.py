@@ -54,16 +54,18 @@ def _run(tmp_path: Path, *args: str, sessions: str = "2") -> subprocess.Complete
 
 
 def test_json_shape_every_arm_every_key_and_a_results_file(tmp_path: Path):
-    proc = _run(tmp_path, "--json", "--out", str(tmp_path / "results"), sessions="4")
+    # three sessions: a window of two attempts (sessions 2-3), as four gave (3-4), and the
+    # ceiling solves one of them; 15 s where four took 28-49 s
+    proc = _run(tmp_path, "--json", "--out", str(tmp_path / "results"), sessions="3")
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(proc.stdout)
     assert set(result) == {"params", "window", "arms", "targets", "wall_s"}
     assert result["params"]["seeds"] == [0] and result["params"]["arms"] == ARMS
-    assert result["window"] == {"from_session": 3, "to_session": 4, "seeds": [0], "attempts": 2}
+    assert result["window"] == {"from_session": 2, "to_session": 3, "seeds": [0], "attempts": 2}
     assert list(result["arms"]) == ARMS
     for arm, figures in result["arms"].items():
         assert set(KEYS) | CONTRACT <= set(figures), arm
-        assert figures["sessions"] == 4 and figures["worse_than_none"] >= 0
+        assert figures["sessions"] == 3 and figures["worse_than_none"] >= 0
         assert 0 <= figures["success_rate"] <= 1
         low, high = figures["success_ci"]
         assert low <= figures["success_rate"] <= high
@@ -81,7 +83,7 @@ def test_json_shape_every_arm_every_key_and_a_results_file(tmp_path: Path):
         arms["ceiling"]["failures_by_cause"]["never_taught"]
     }
     assert arms["rose"]["strategy"] == "delta-patch"
-    assert 4 <= arms["rose"]["episodes"] <= 12
+    assert 3 <= arms["rose"]["episodes"] <= 9  # a session's first prompt, and replies
     names = [t["target"] for t in result["targets"]]
     assert len(names) == 9 and all(t["verdict"] for t in result["targets"])
     assert result["params"]["fingerprint"]  # what the figures were made from
