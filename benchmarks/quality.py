@@ -641,6 +641,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(HERE / "results"), help="results folder ('' for none)")
     ap.add_argument("--plot", default=None, help="write the PNG here (default: beside the JSON)")
     ap.add_argument(
+        "--keep", metavar="DIR", default=None,
+        help="work in DIR and keep its stores, caches and event logs (for `rose trace`)",
+    )  # fmt: skip
+    ap.add_argument(
         "--write-table",
         action="store_true",
         help="publish the run's table in README.md and benchmarks/README.md, stamped",
@@ -674,7 +678,11 @@ def main(argv: list[str] | None = None) -> int:
         arms.insert(0, "rose")
     started = time.perf_counter()
     fingerprint = _table.fingerprint(_table.ROOT)  # what the figures are made from
-    work = Path(tempfile.mkdtemp(prefix="rose-quality-"))
+    if args.keep:
+        work = Path(args.keep).resolve()
+        work.mkdir(parents=True, exist_ok=True)
+    else:
+        work = Path(tempfile.mkdtemp(prefix="rose-quality-"))
     try:
         _say(f"seeds {', '.join(map(str, seeds))}: {', '.join(arms)}")
         run = functools.partial(
@@ -691,7 +699,10 @@ def main(argv: list[str] | None = None) -> int:
         from rose.graph import server
 
         server.stop_under(work)  # the graph servers its stores' opens started
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep:
+            _say(f"stores kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     records = {s: {a: per_seed[s][a][0] for a in arms} for s in per_seed}
     keys = _targets.clusters(records)  # each window position's stream and task
     pooled = pool(per_seed, arms)
