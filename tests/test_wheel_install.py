@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._shared import once
+
 pytestmark = pytest.mark.heavy
 
 REPO = Path(__file__).resolve().parents[1]
@@ -79,13 +81,15 @@ def _matches(names: list[str], pattern: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and wheel, built once a run (each worker built its own: 24-58 s each)."""
     pytest.importorskip("build", reason="`build` is in the test extra: pip install '.[test]'")
-    root = tmp_path_factory.mktemp("dist")
-    src = root / "src"
-    shutil.copytree(REPO, src, ignore=_SKIP_COPY)
-    out = root / "out"
-    _build(src, out)
-    return out
+
+    def make(root: Path) -> None:
+        src = root / "src"
+        shutil.copytree(REPO, src, ignore=_SKIP_COPY)
+        _build(src, root / "out")
+
+    return once(tmp_path_factory, "dist", make) / "out"
 
 
 @pytest.fixture(scope="module")
