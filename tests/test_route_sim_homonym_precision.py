@@ -36,7 +36,7 @@ from tests._route_sim import served_and_used
 pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SEED = 0
-SESSIONS = 4
+SESSIONS = 3
 LATER = 2  # the sessions from here on can be given a rule the first two proposed
 # In every arm: one pass of selection, and no counterfactual checks (they only log whether
 # attribution agrees, two fresh replay processes a lesson, and decide nothing measured here).

@@ -1,7 +1,7 @@
 """On the simulated world, what a missed lesson teaches changes later selections of that kind.
 
 Locks in the bet's direction on one seeded world: a task whose prompt names one topic but
-whose work needs another (reachable only through a lesson's wording), worked four times
+whose work needs another (reachable only through a lesson's wording), worked three times
 through the real hooks from the world's own lessons. The first session's selection passes
 the hidden topic's lesson over and the user supplies its facts; the second session's
 lesson is a duplicate of the first's, which its selection passed over too: a miss. With
@@ -33,7 +33,7 @@ from tests._route_sim import served_and_used
 pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
 SEED = 0
-SESSIONS = 4
+SESSIONS = 3
 
 
 def _later(tmp: Path, enabled: bool) -> tuple[float, float, Store]:
