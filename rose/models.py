@@ -14,6 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from rose.text import shorten
+
 #: `quarantined`: it carries instructions from outside content (by the reflector's account,
 #: or copied from it) and waits for the user (`rose review`): stored, never served.
 Status = Literal["active", "superseded", "demoted", "disputed", "archived", "quarantined"]
@@ -95,11 +97,7 @@ def first_sentence(text: str, limit: int = 160) -> str:
         i = flat.find(end)
         if 0 < i < limit:
             return flat[: i + 1]
-    if len(flat) <= limit:
-        return flat
-    cut = flat[: limit - 1]
-    space = cut.rfind(" ") if flat[limit - 1] != " " else len(cut)
-    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:(") + "…"
+    return shorten(flat, limit)
 
 
 def _plain(text: str) -> str:

@@ -40,6 +40,7 @@ SHARED = {
     "rose.redact",
     "rose.redact_files",
     "rose.secret_formats",
+    "rose.text",
     "rose.tokens",
     "rose.tomlfile",
 }

@@ -8,6 +8,8 @@ from typing import Any
 
 import typer
 
+from rose.text import shorten
+
 
 def emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
@@ -24,13 +26,7 @@ CELL_CHARS = 60
 
 
 def _fit(text: str) -> str:
-    """`text` within CELL_CHARS: cut at the last space that leaves room for "…" (mid-word
-    only when one word is longer than that)."""
-    if len(text) <= CELL_CHARS:
-        return text
-    cut = text[: CELL_CHARS - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > CELL_CHARS // 2 else cut).rstrip(" ,;:(") + "…"
+    return text if len(text) <= CELL_CHARS else shorten(text, CELL_CHARS)
 
 
 def table(rows: list[dict]) -> str:

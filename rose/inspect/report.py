@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rose.errors import RoseError
+from rose.text import shorten
 
 #: Where ROSE's own issues are filed, as `<owner>/<repo>`. The package names no repository,
 #: so without it `rose report` prints no `gh issue create` line rather than a placeholder.
@@ -102,7 +103,7 @@ class _Scrubber:
         out = _QUOTED.sub("'…'", out)
         out = _PATHLIKE.sub(_path_marker, out)
         out = out.replace("|", "/")
-        return out if len(out) <= DETAIL_CHARS else out[: DETAIL_CHARS - 1].rstrip() + "…"
+        return shorten(out, DETAIL_CHARS)
 
 
 _WORD = re.compile(r"\w+")
@@ -422,7 +423,7 @@ def report(
     facts["errors"] = _error_rows(facts.get("events", []), scrub)
     text = redact(scrub.places(render(facts, about, expected)))
     first = redact(scrub.places(" ".join(about.split())))
-    title = "rose: " + (first if len(first) <= 70 else first[:69].rstrip() + "…")
+    title = "rose: " + shorten(first, 70)
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
     folder = store.primary.root / "reports" if store is not None else None
     if folder is None:

@@ -81,6 +81,7 @@ from rose.loop.review import WAITS
 from rose.models import Node, first_sentence
 from rose.store import notices
 from rose.store.facade import Store, redacted
+from rose.text import shorten
 
 if TYPE_CHECKING:
     from rose.host.jobs import JobContext
@@ -520,5 +521,4 @@ def _logged(done: Consolidated, source: str) -> None:
 
 
 def _why(exc: Exception) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text if len(text) <= 160 else text[:157] + "..."
+    return shorten(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 160)

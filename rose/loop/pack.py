@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rose import tokens
 from rose.atomic import write_json
 from rose.store.sessions import safe_id
+from rose.text import shorten
 
 if TYPE_CHECKING:
     from rose.store.facade import Row
@@ -57,11 +58,6 @@ def _unit(encoding: str) -> str:
     return "characters" if encoding.startswith("utf-16") else "bytes"
 
 
-def _short(text: str, most: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: max(most - 1, 0)].rstrip() + "…"
-
-
 class Pack:
     """What one prompt gets: lessons in full, refreshed, skipped as still in context, or cut."""
 
@@ -100,7 +96,7 @@ class Pack:
             rest.append(f"{len(self.too_big)} too big (rose status)")
         tail = "".join(f" · {p}" for p in rest)
         if self.note:
-            tail += " · " + _short(self.note, max(STATUS_CHARS - len(head) - len(tail) - 3, 24))
+            tail += " · " + shorten(self.note, max(STATUS_CHARS - len(head) - len(tail) - 3, 24))
         titles = _titles([i["title"] for i in self.full], STATUS_CHARS - len(head) - len(tail) - 3)
         return head + (f" — {titles}" if titles else "") + tail
 
@@ -114,7 +110,7 @@ def _titles(titles: list[str], room: int) -> str:
         most = min(TITLE_CHARS, room - used)
         if most < TITLE_LEAST:
             break
-        shown.append(_short(title, most))
+        shown.append(shorten(title, most))
     if not shown:
         return ""
     left = len(titles) - len(shown)

@@ -40,6 +40,7 @@ from rose.loop import head_start
 from rose.store import shortid
 from rose.store import view as recall_view
 from rose.store.facade import Row, Store
+from rose.text import shorten
 
 if TYPE_CHECKING:
     from rose.graph.engine import Graph
@@ -330,8 +331,7 @@ def recall(
 
 def _short(exc: Exception) -> str:
     """The gist of why the model could not decide, short enough for the status line."""
-    text = str(exc).split(";")[0].strip()
-    return text if len(text) <= 80 else text[:77] + "..."
+    return shorten(str(exc).split(";")[0], 80)
 
 
 def _degrade(res: RecallResult, store: Store, budget: int, why: str) -> RecallResult:
