@@ -13,11 +13,20 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from rose.loop.descend import Attempt
 from rose.models import Claim, Node
 from rose.sim import Agent, World, examples
 from rose.sim.world import CLAIM_KIND, Task
 from rose.store.facade import Store
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try the agent makes: the lessons `serve` in full, `patches` (claim texts, or a
+    lesson's whole text) attached to the first of them."""
+
+    serve: tuple[str, ...]
+    patches: tuple[str, ...] = ()
+    level0: bool = False
 
 
 @dataclass(frozen=True)

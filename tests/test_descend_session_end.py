@@ -80,8 +80,7 @@ def test_a_failed_session_leaves_a_trial_patch_that_a_success_credits(store: Sto
 
 
 def descend_block(fam) -> str:
-    from rose.loop.descend import Attempt
-    from tests._descent import context
+    from tests._descent import Attempt, context
 
     return context(fam.nodes, Attempt(serve=(fam.apex,)))
 

@@ -20,20 +20,18 @@ A lesson the unit's attribution found irrelevant to the work (its ``causes``, fr
 ``assess`` judge, in the session's log) is not descended from: no detail of it can explain
 a failure of work it did not bear on, so none of it is offered to `rank_repairs`.
 
-Strategies (`recall.strategy`) turn the ranking into attempts, escalating until the level-0
-nodes (never deleted) are served: `delta-patch` serves the lesson with the chosen claims
-attached, one more each attempt; `delta-jump` swaps in each candidate's holder in turn;
-`stepwise` ignores the manifest and walks the lesson's children level by level (the
-baseline). A failure at level 0 is a knowledge gap, not a compression bug: it is logged as a
-``knowledge-gap`` event, which `rose status` lists.
-
 Descent restores one step at a time (`_pick`), in the form `recall.strategy` says:
 `delta-patch` the claims the judge finds likely to explain the failure (or the best one
 not yet restored), `delta-jump` the whole text of the best one's holder,
-`stepwise` the next lesson below. Seen at session end (`after_failure`, from the learning
-jobs), a failed unit's compressed lessons get that step as a trial patch for their next
-serving (`rose.loop.trial` keeps or drops it by that serving), and the unit's episode
-records the expansion (a session log ``expand`` entry).
+`stepwise` the next lesson below, level by level, ignoring the manifest (the baseline).
+With nothing left to restore it escalates to the level-0 lessons (never deleted). A
+failure at level 0 is a knowledge gap, not a compression bug: it is logged as a
+``knowledge-gap`` event, which `rose status` lists.
+
+Seen at session end (`after_failure`, from the learning jobs), a failed unit's compressed
+lessons get that step as a trial patch for their next serving (`rose.loop.trial` keeps or
+drops it by that serving), and the unit's episode records the expansion (a session log
+``expand`` entry).
 Seen mid-session by a reflector (`during_session`), the step is restored for the rest of
 the session only (`sessions.restore`), and the prompt hook serves it on every later
 prompt. A patch or restored claim served on later work that used the lesson and succeeded
@@ -95,17 +93,6 @@ class Candidate:
     score: float
     tried: int = 0
     rescued: int = 0
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One try: serve the lessons `serve` in full, with `patches` (claim texts) attached to
-    the first of them; `restored` are the claim ids this try restored so far."""
-
-    serve: tuple[str, ...]
-    patches: tuple[str, ...] = ()
-    restored: tuple[str, ...] = ()
-    level0: bool = False
 
 
 def priors(
@@ -253,49 +240,6 @@ def _walk(below: dict[str, Row], lesson_id: str) -> list[str]:
                     nxt.append(child)
         frontier = nxt
     return out
-
-
-def plan(
-    store: Store,
-    judge: Judge,
-    lesson_id: str,
-    failure_text: str,
-    *,
-    strategy: str | None = None,
-    prompt: str = "",
-) -> list[Attempt]:
-    """The attempts descent makes after `lesson_id` failed, in order, ending at level 0.
-    A judge that fails to answer raises its failure, as in `rank`."""
-    strategy = strategy or store.config.recall.strategy
-    if strategy not in STRATEGIES:
-        raise ValueError(f"recall.strategy must be one of {', '.join(STRATEGIES)}")
-    below = _below(store, lesson_id)
-    walk = _walk(below, lesson_id)
-    bottom = tuple(i for i in walk if below[i]["level"] == 0)
-    attempts: list[Attempt] = []
-    if strategy == "stepwise":
-        return [Attempt(serve=(i,), level0=below[i]["level"] == 0) for i in walk]
-    ranked = _rank(store, judge, below[lesson_id], failure_text, prompt)
-    if strategy == "delta-patch":
-        for i in range(1, len(ranked) + 1):
-            chosen = ranked[:i]
-            attempts.append(
-                Attempt(
-                    serve=(lesson_id,),
-                    patches=tuple(c.claim for c in chosen),
-                    restored=tuple(c.id for c in chosen),
-                )
-            )
-    else:  # delta-jump: each candidate's holder in turn, once each
-        held: dict[str, list[str]] = {}
-        for c in ranked:
-            held.setdefault(c.holder, []).append(c.id)
-        for holder, ids in held.items():
-            at_bottom = holder in below and below[holder]["level"] == 0
-            attempts.append(Attempt(serve=(holder,), restored=tuple(ids), level0=at_bottom))
-    if bottom and (not attempts or set(attempts[-1].serve) != set(bottom)):
-        attempts.append(Attempt(serve=bottom, level0=True))
-    return attempts
 
 
 def _pick(
