@@ -76,6 +76,7 @@ def test_the_text_says_it_starts_empty_what_is_not_built_and_where_the_store_is(
     assert "selection rules" in out
     assert f"The store is left at {where / '.rose'}" in out
     assert "rose tree" in out and "rose trace --prompt" in out and "rose query" in out
+    assert "rose view --open" in out
     assert OPEN not in out  # the prompt suggested for `rose trace` is a person's words
 
 

@@ -208,6 +208,7 @@ def _report(f: dict[str, Any], *, world: Any, seed: int, noise: float, prompt: s
         f"The store is left at {f['store']}. Try:",
         f"  cd {folder}",
         "  rose tree",
+        "  rose view --open    (the graph as one HTML page: lessons, edges, the sessions)",
         f'  rose trace --prompt "{prompt}"',
         "  rose query    (a Cypher console: the README's graph schema lists the tables)",
     ]
@@ -311,11 +312,12 @@ def _superseded(n: int) -> str:
 
 
 def _store(f: dict[str, Any]) -> list[str]:
-    lines = [
+    lines = textwrap.wrap(
         f"The store: {f['lessons']} lessons served, {f['apexes']} of them apexes, highest level "
         f"{f['max_level']}; {_superseded(f.get('superseded', 0))}{f['episodes']} episodes "
         "recorded, one a unit of work, each judged once it is complete.",
-    ]
+        WRAP,
+    )
     figures = [
         ("lessons minted", f["minted"]),
         ("compressions accepted", f["compressions_accepted"]),
