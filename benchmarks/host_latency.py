@@ -135,7 +135,8 @@ class Host:
         )  # fmt: skip
         wall = (time.perf_counter() - t0) * 1000
         if cp.returncode != 0:
-            raise RuntimeError(f"claude -p failed ({cp.returncode}): {cp.stderr[-600:]}")
+            why = (cp.stderr or cp.stdout)[-600:]
+            raise RuntimeError(f"claude -p failed ({cp.returncode}): {why}")
         result = json.loads(cp.stdout.strip().splitlines()[-1])
         sid = str(result.get("session_id") or "")
         found = list((self.home / ".claude" / "projects").glob(f"*/{sid}.jsonl"))

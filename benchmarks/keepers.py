@@ -30,6 +30,7 @@ ms and as a share of all's turn wall (prompt path) or job wall (jobs).
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import shutil
 import statistics
@@ -70,12 +71,24 @@ def build_templates(host: Host, root: Path, world: World, sizes: list[int]) -> d
         project.mkdir()
         generate(project / ".rose", n, world)
         settings = {"agent": "claude", "reflect.mode": "off"}
-        settings["attribute.counterfactual_calls"] = "0"
+        settings["attribute.counterfactual_calls"] = "0"  # as host_latency.py runs it
         for k, v in settings.items():
             host.rose(project, "config", k, v)
         _index(host, project)
         out[n] = project
     return out
+
+
+def arm_host(builder: Host, root: Path, extra: dict[str, str]) -> Host:
+    """An arm's HOME and environment, asking the builder's loopback server: one server for
+    every arm, so none sits idle past its idle exit while the other arms run."""
+    host = copy.copy(builder)
+    host.root, host.home = root, root / "home"
+    (host.home / "tmp").mkdir(parents=True)
+    host.env = {**builder.env, **extra, "HOME": str(host.home), "TMPDIR": str(host.home / "tmp")}
+    host.env["XDG_CONFIG_HOME"] = str(host.home / ".config")
+    host.env["XDG_CACHE_HOME"] = str(host.home / ".cache")
+    return host
 
 
 def arm_project(host: Host, template: Path, project: Path) -> None:
@@ -115,7 +128,12 @@ def run(
         _say(f"round {r + 1}/{WARMUP + runs}" + (" (warm-up)" if r < WARMUP else ""))
         for cell in order:
             arm, _ = cell
-            row = hosts_by_arm[arm].session(projects[cell], prompt)
+            try:
+                row = hosts_by_arm[arm].session(projects[cell], prompt)
+            except (RuntimeError, subprocess.TimeoutExpired) as exc:
+                _say(f"{arm} at {cell[1]} lessons: {exc} (the run is left out)")
+                hosts.settle(projects[cell], timeout=900)
+                continue
             hosts.settle(projects[cell], timeout=900, ended=row["session"])
             row["job_ms"] = job_ms(projects[cell], row.pop("session"))
             if r >= WARMUP:
@@ -227,8 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         templates = build_templates(builder, root / "build", world, sizes)
         projects: dict[tuple[str, int], Path] = {}
         for arm in arms:
-            host = Host(root / arm, claude, (first, per_s))
-            host.env.update(ARMS[arm])
+            host = arm_host(builder, root / arm, ARMS[arm])
             by_arm[arm] = host
             for n in sizes:
                 projects[(arm, n)] = root / arm / f"project-{n}"
@@ -237,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for host in by_arm.values():
             host.stop_kept()
-            host.server.close()
+        if "(build)" in by_arm:
+            by_arm["(build)"].server.close()
     result = summarise(rows, arms, sizes)
     if args.json:
         pace = {"first_token_s": first, "tokens_per_s": per_s}
