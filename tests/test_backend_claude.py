@@ -184,7 +184,7 @@ def test_missing_binary_is_unavailable_with_a_hint(tmp_path, monkeypatch):
     with pytest.raises(BackendUnavailable) as caught:
         ClaudeBackend().complete("relevance", "q", SCHEMA, timeout_s=10)
     assert "`claude` is not on PATH" in str(caught.value)
-    assert "rose config agent codex" in str(caught.value)
+    assert "npm install -g @anthropic-ai/claude-code" in str(caught.value)  # no codex either
 
 
 def test_refuses_to_spawn_under_pytest_without_opt_in(fake, monkeypatch):
