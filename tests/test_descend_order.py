@@ -27,7 +27,7 @@ from tests._descent import Attempt, Family, attempts_to_rescue, build
 
 pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 
-SEEDS = range(5)
+SEEDS = range(3)
 
 
 def _tries(store: Store, judge: Judge, fam: Family, sid: str) -> list[Attempt]:
@@ -67,6 +67,5 @@ def test_descent_beats_stepwise_over_seeded_worlds(tmp_path: Path):
     patch, jump, step = (sum(counts[s]) for s in descend.STRATEGIES)
     assert patch < step, counts
     assert jump < step, counts
-    assert (
-        sum(a <= b for a, b in zip(counts["delta-patch"], counts["stepwise"], strict=True)) >= 4
-    ), counts
+    no_worse = sum(a <= b for a, b in zip(counts["delta-patch"], counts["stepwise"], strict=True))
+    assert no_worse >= len(SEEDS) - 1, counts
