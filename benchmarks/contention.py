@@ -9,7 +9,7 @@ another, as an agent at work does: `rose add` (a text of its own, reconciled), t
 hook (`python -m rose hook user-prompt-submit`), `rose used` (naming the lesson it added,
 else one served) and the Stop hook; all of them against the one store at once, with its
 graph database one process's at a time. Then again with `rose add --no-reconcile` and no
-kept process (`ROSE_KEEP_WARM=0`: no graph or recall server holds the database between
+kept process (`ROSE_KEEP_WARM=0`: no graph server holds the database between
 commands). After the commands, the store's detached jobs are waited for
 (`rose.sim.hosts.settle`).
 

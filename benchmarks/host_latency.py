@@ -111,7 +111,7 @@ class Host:
         }
 
     def stop_kept(self) -> None:
-        """End the recall servers and the judge's keepers the runs left up in this HOME."""
+        """End the judge's keepers and graph servers the runs left up in this HOME."""
         subprocess.run(
             [sys.executable, "-c", _STOP_KEPT], env=self.env, capture_output=True, timeout=60,
             stdin=subprocess.DEVNULL,
@@ -198,9 +198,7 @@ def setup(host: Host, world: World, configs: list[Config]) -> None:
 
 _STOP_KEPT = """
 from rose.graph import server
-from rose.host import recall_server
 from rose.model import _keeper
-recall_server.stop_all()
 _keeper.stop_all()
 server.stop_all()
 """

@@ -12,7 +12,6 @@ processes and their caps) and one copy of each size's store, with one environmen
 - **all**: every mechanism on, as shipped.
 - **-graph**: no graph server (`ROSE_KEEP_OFF=graph`; its inotify watch goes with it).
 - **-watch**: the graph server without its watch of the store's folders (`watch`).
-- **-recall**: no recall server: the hook runs recall itself (`recall`).
 - **-judge**: no judge keeper: no model CLIs kept between prompts (`judge`).
 - **-spares**: no CLIs started ahead of their question within a process (`spares`;
   the head start starts spares, so it goes too).
@@ -54,7 +53,6 @@ ARMS: dict[str, dict[str, str]] = {
     "all": {},
     "-graph": {"ROSE_KEEP_OFF": "graph"},
     "-watch": {"ROSE_KEEP_OFF": "watch"},
-    "-recall": {"ROSE_KEEP_OFF": "recall"},
     "-judge": {"ROSE_KEEP_OFF": "judge"},
     "-spares": {"ROSE_KEEP_OFF": "spares,head-start"},
     "-head-start": {"ROSE_KEEP_OFF": "head-start"},
@@ -99,17 +97,25 @@ def arm_project(host: Host, template: Path, project: Path) -> None:
     host.rose(project, "install", "--scope", "project")
 
 
+def _epoch(stamp: object) -> float:
+    """Seconds since the epoch for a ledger time; 0 when absent or unreadable."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(str(stamp)).timestamp()
+    except ValueError:
+        return 0.0
+
+
 def job_ms(project: Path, session: str) -> float | None:
     """The session-end job's wall, from its ledger record."""
-    from rose.host._ledger import epoch
-
     for path in (project / ".rose" / "jobs").glob("*.json"):
         try:
             rec = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
         if rec.get("kind") == "session-end" and str(rec.get("key", "")).startswith(f"{session}:"):
-            start, end = epoch(rec.get("started")), epoch(rec.get("ended"))
+            start, end = _epoch(rec.get("started")), _epoch(rec.get("ended"))
             if start and end:
                 return round((end - start) * 1000, 1)
     return None

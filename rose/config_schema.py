@@ -60,9 +60,8 @@ class Recall(Section):
         600.0,
         ge=0,
         description="Seconds a prompt's relevance CLIs are kept started for the next prompt "
-        "(claude backend, up to 3 at ~170 MB each, started between prompts), and recall "
-        "kept loaded by a recall server (~130 MB); 0: CLIs started on each prompt, no "
-        "recall server.",
+        "(claude backend, up to 3 at ~170 MB each, started between prompts); 0: CLIs "
+        "started on each prompt.",
     )
     max_depth: int = Field(3, ge=0, description="Most levels recall descends below the apexes.")
     stays_fresh_turns: int = Field(

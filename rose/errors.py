@@ -41,10 +41,6 @@ class CycleError(RoseError):
         )
 
 
-class RecallUnanswered(RoseError):
-    """The recall server took the prompt and gave no answer in time (stopped, or stuck)."""
-
-
 class StoreLocked(RoseError):
     def __init__(self, path: Path | str, holder: str | None, waited_s: float, detail: str = ""):
         self.path = Path(path)

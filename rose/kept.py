@@ -1,8 +1,8 @@
 """Processes ROSE keeps between prompts, reached over unix sockets in the user's own folder.
 
 Two kinds live there: the judge's keepers (`rose.model._keeper`: model CLIs started for
-the next prompt) and the recall servers (`rose.host.recall_server`: recall loaded for the
-next prompt's hook). Each listens on `<kind>-<key>.sock` in `folder()` (mode 0700: only
+the next prompt) and the graph servers (`rose.graph.server`: a store's database held
+open). Each listens on `<kind>-<key>.sock` in `folder()` (mode 0700: only
 its owner can reach it), holds `<kind>-<key>.lock` for its life, and answers one JSON
 request per connection. What is here is what both share: the folder, binding a socket,
 asking one process or each of a kind, the cap on how many of a kind are up, and the log
@@ -48,9 +48,9 @@ MAX_REPLY = 16 * 1024 * 1024
 
 
 #: What `ROSE_KEEP_OFF` may name, each a saving measured by `benchmarks/keepers.py`; the
-#: first four are kept processes (or part of one), the rest start CLIs within a process.
-MECHANISMS = ("graph", "watch", "recall", "judge", "spares", "head-start")
-_KEPT = MECHANISMS[:4]
+#: first three are kept processes (or part of one), the rest start CLIs within a process.
+MECHANISMS = ("graph", "watch", "judge", "spares", "head-start")
+_KEPT = MECHANISMS[:3]
 
 
 def off(mechanism: str) -> bool:

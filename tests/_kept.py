@@ -1,4 +1,4 @@
-"""Kept processes (keepers, recall servers) reached in a short folder of one test's own."""
+"""Kept processes (keepers, graph servers) reached in a short folder of one test's own."""
 
 from __future__ import annotations
 

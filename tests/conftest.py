@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ENGINE = os.environ.get("ROSE_GRAPH_ENGINE", "kuzu")
-# Nothing is kept between processes (keepers, recall servers, graph servers) unless a test
+# Nothing is kept between processes (keepers, graph servers) unless a test
 # turns keeping on: set for the whole run, so a fixture wider than a test, and a test that
 # undoes its monkeypatches, start none either.
 os.environ["ROSE_KEEP_WARM"] = "0"

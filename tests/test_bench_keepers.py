@@ -30,14 +30,14 @@ def _runs(wall: float, hook: float, job: float) -> list[dict]:
 
 
 def test_a_saving_is_the_arms_median_less_alls_and_its_share_of_alls_wait(bench):
-    rows = {("all", 0): _runs(10_000, 1_000, 20_000), ("-recall", 0): _runs(10_500, 1_400, 20_000)}
-    result = bench.summarise(rows, ["all", "-recall"], [0])
-    arm = result["0"]["-recall"]
+    rows = {("all", 0): _runs(10_000, 1_000, 20_000), ("-graph", 0): _runs(10_500, 1_400, 20_000)}
+    result = bench.summarise(rows, ["all", "-graph"], [0])
+    arm = result["0"]["-graph"]
     assert arm["median"]["hook_ms"] == 1_400
     assert arm["saving"] == {"wall_ms": 500, "hook_ms": 400, "reply_ms": 400, "job_ms": 0}
     assert arm["share"] == {"hook_pct_of_turn": 4.0, "turn_pct": 5.0, "job_pct": 0.0}
     assert result["0"]["all"]["saving"]["wall_ms"] == 0
-    assert "-recall" in bench.render(result, "v", (2.0, 50.0), 3)
+    assert "-graph" in bench.render(result, "v", (2.0, 50.0), 3)
 
 
 def test_keep_off_names_mechanisms_and_keep_warm_0_ends_only_kept_processes(monkeypatch):
@@ -46,4 +46,4 @@ def test_keep_off_names_mechanisms_and_keep_warm_0_ends_only_kept_processes(monk
     assert [m for m in kept.MECHANISMS if kept.off(m)] == ["watch", "spares"]
     monkeypatch.delenv("ROSE_KEEP_OFF")
     monkeypatch.setenv("ROSE_KEEP_WARM", "0")
-    assert [m for m in kept.MECHANISMS if kept.off(m)] == ["graph", "watch", "recall", "judge"]
+    assert [m for m in kept.MECHANISMS if kept.off(m)] == ["graph", "watch", "judge"]

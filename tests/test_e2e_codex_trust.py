@@ -35,7 +35,7 @@ def env(tmp_path: Path) -> dict[str, str]:
     path = [os.path.dirname(codex), os.path.dirname(sys.executable), env.get("PATH", "")]
     env.update({"HOME": str(tmp_path / "home"), "PATH": os.pathsep.join(path)})
     env["ROSE_GLOBAL_HOME"] = str(tmp_path / "home" / ".rose")
-    env["ROSE_KEEP_WARM"] = "0"  # nothing kept past the test (no graph or recall server)
+    env["ROSE_KEEP_WARM"] = "0"  # nothing kept past the test (no graph server)
     # the rose under test, wherever it was imported from (a checkout or an install)
     src = str(Path(rose_pkg.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)

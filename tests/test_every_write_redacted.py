@@ -25,7 +25,6 @@ ALLOWED = {
     "rose/host/_runner.py": "a job's log: each line redacted before the write",
     "rose/detach.py": "a detached process's output, appended: the keeper redacts each line",
     "rose/kept.py": "a kept process's log: each line redacted before the write",
-    "rose/host/recall_server.py": "one byte down a pipe to the server: no file",
     "rose/graph/server.py": "a graph server's lock file, opened to be locked: nothing written",
 }
 

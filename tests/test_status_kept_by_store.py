@@ -1,5 +1,5 @@
 """`rose status` of one store shows that store's graph server only, never another store's,
-and shows the judge's keepers and the recall servers as what they are: processes keyed by
+and shows the judge's keepers as what they are: processes keyed by
 what they run, shared by every store of the user. Its lesson figure counts the servable
 lessons (active, disputed) beside the total, archived and superseded included."""
 
@@ -65,31 +65,22 @@ def fake_kept(kind: str, key: str, reply: dict) -> Iterator[None]:
         lock.close()
 
 
-def test_keepers_and_recall_servers_are_shown_as_shared_by_every_store(
-    store: Store, other: Path, monkeypatch
-):
+def test_keepers_are_shown_as_shared_by_every_store(store: Store, other: Path, monkeypatch):
     keeper = {"pid": 4101, "kept": 2, "busy": 0, "idle_s": 1.0, "exits_in_s": 50.0}
-    recall = {"pid": 4102, "busy": 0, "idle_s": 1.0, "exits_in_s": 40.0}
     with (
         own_folder(monkeypatch, "rs-", lambda: None),
         fake_kept("judge", "k" * 24, keeper),
-        fake_kept("recall", "r" * 24, recall),
     ):
         monkeypatch.setenv("ROSE_KEEP_WARM", "0")  # the stores' opens start no graph server
         for root in (store.primary.root.parent, other):
             shown = status(Store.open(root))
             assert shown["kept"] == [{**keeper, "shared": True}]
-            assert shown["recall_servers"] == [{**recall, "shared": True}]
             assert shown["graph_server"] is None
             monkeypatch.chdir(root)
             text = CliRunner().invoke(app, ["status"]).output
             assert (
                 "kept       2 judge CLI(s) started for the next prompt (pid 4101; exits after "
                 "50 s more without a question, recall.keep_warm_s; shared by every store)"
-            ) in text
-            assert (
-                "kept       recall loaded for the next prompt (pid 4102; exits after 40 s more "
-                "without a prompt, recall.keep_warm_s; shared by every store)"
             ) in text
             assert "graph database open" not in text
 

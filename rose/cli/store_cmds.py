@@ -95,7 +95,7 @@ def _format(s: dict) -> str:
     if ignored:
         lines.append(f"config     {len(ignored)} setting(s) ignored")
         lines += [f"  {p['message']}" for p in ignored]
-    kept = _kept_lines(s["kept"], s["recall_servers"], s["graph_server"])
+    kept = _kept_lines(s["kept"], s["graph_server"])
     jobs = [*_jobs_lines(s["jobs"]), *kept]
     return "\n".join([*lines, *jobs, *_spend_lines(s["spend"])])
 
@@ -186,14 +186,14 @@ def _jobs_lines(jobs: dict) -> list[str]:
     return lines
 
 
-# The judge's keepers and the recall servers are keyed by what they run, not by a store.
+# The judge's keepers are keyed by what they run, not by a store.
 _SHARED = "; shared by every store"
 
 
-def _kept_lines(kept: list[dict], servers: list[dict], graph: dict | None) -> list[str]:
-    """The graph server keeping this store's database open, the judge's CLIs kept started
-    between prompts, one line a keeper, and the recall servers keeping recall loaded, one
-    line a server; the last two serve every store of the user, and say so."""
+def _kept_lines(kept: list[dict], graph: dict | None) -> list[str]:
+    """The graph server keeping this store's database open, and the judge's CLIs kept
+    started between prompts, one line a keeper; those serve every store of the user, and
+    say so."""
     held = [
         f"kept       the graph database open for the next command (pid {graph['pid']}; "
         f"lets go after {graph['exits_in_s']:.0f} s more without one, graph.keep_open_s)"
@@ -202,20 +202,12 @@ def _kept_lines(kept: list[dict], servers: list[dict], graph: dict | None) -> li
         f"           it scans {top} in full at every open: {why}"
         for top, why in sorted(((graph or {}).get("unwatched") or {}).items())
     ]
-    return (
-        held
-        + [
-            f"kept       {k['kept']} judge CLI(s) started for the next prompt (pid {k['pid']}; "
-            f"exits after {k['exits_in_s']:.0f} s more without a question, recall.keep_warm_s"
-            f"{_SHARED})"
-            for k in kept
-        ]
-        + [
-            f"kept       recall loaded for the next prompt (pid {r['pid']}; exits after "
-            f"{r['exits_in_s']:.0f} s more without a prompt, recall.keep_warm_s{_SHARED})"
-            for r in servers
-        ]
-    )
+    return held + [
+        f"kept       {k['kept']} judge CLI(s) started for the next prompt (pid {k['pid']}; "
+        f"exits after {k['exits_in_s']:.0f} s more without a question, recall.keep_warm_s"
+        f"{_SHARED})"
+        for k in kept
+    ]
 
 
 def _spend_lines(sp: dict) -> list[str]:

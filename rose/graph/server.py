@@ -476,7 +476,7 @@ def _say(text: str) -> None:
 
 def main() -> int:
     # Not lowered to the background (rose.detach.background) as jobs are: the prompt hook's
-    # slow path, the recall server and every command wait on its statements, so it answers
+    # slow path and every command wait on its statements, so it answers
     # everyone at the priority of the user who started it.
     return kept.run("graph server", serve)
 

@@ -144,9 +144,6 @@ def _session_start(payload: dict, roots) -> None:
         from rose.loop import head_start
 
         head_start.keep_ahead(roots[0].store().judge_cache)
-        from rose.host import recall_server
-
-        recall_server.launch(payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
 
 
 def _pre_compact(payload: dict, roots) -> None:
@@ -431,16 +428,15 @@ def _choose(prompt: str, roots, cwd, sid: str = "") -> tuple[dict, list[dict], s
     if current and view is not None and _servable(view):
         return view, [] if view.get("empty") else view["lessons"], note, {}
     decides = view is not None and view.get("enabled", True) and not _servable(view)
-    from rose.errors import RecallUnanswered, StoreLocked
+    from rose.errors import StoreLocked
 
     selection: dict = {}
     try:
         view, chosen, note, selection = _recall(prompt, roots, cwd, decides, sid)
-    except (StoreLocked, RecallUnanswered) as exc:
+    except StoreLocked:
         if last is None:
             raise
-        busy = "the store is busy" if isinstance(exc, StoreLocked) else "recall did not answer"
-        view, note = last, f"as of the last write ({busy})"
+        view, note = last, "as of the last write (the store is busy)"
         chosen = [] if last.get("empty") else last["lessons"]
     if not view or not view.get("enabled", True):
         return None
@@ -453,27 +449,16 @@ def _choose(prompt: str, roots, cwd, sid: str = "") -> tuple[dict, list[dict], s
 def _recall(
     prompt: str, roots, cwd, decides: bool, sid: str = ""
 ) -> tuple[dict, list[dict], str, dict]:
-    """The slow path: by the recall server when one is up (`rose.host.recall_server`),
-    else here, starting one for the next prompt. `decides`: the view says the model will
-    decide, so its CLIs get their head start first."""
-    from rose.host import recall_server
-
-    folder = roots[0].store().judge_cache if decides else None
-    served = recall_server.recall(prompt, roots, cwd, str(folder) if folder else None, sid)
-    if served is not None:
-        got, repaired = served
-        notices.adopt(repaired)
-        return got
-    if folder is not None:  # the model will decide: its CLIs start now, as recall loads
+    """The slow path, in this process: the store, the graph (through its server when one
+    is up) and the judge. `decides`: the view says the model will decide, so its CLIs get
+    their head start first, before recall is imported."""
+    if decides:  # the model will decide: its CLIs start now, as recall loads
         from rose.loop import head_start
 
-        head_start.start(folder)
+        head_start.start(roots[0].store().judge_cache)
     from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
 
-    got = recall_for_hook(prompt, roots, cwd, sid)
-    if got[0].get("enabled", True) and not _servable(got[0]):  # the model decides here
-        recall_server.launch(cwd)
-    return got
+    return recall_for_hook(prompt, roots, cwd, sid)
 
 
 def _inject_event(sid: str, result: Pack) -> dict:

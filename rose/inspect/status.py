@@ -103,7 +103,6 @@ def status(store: Store) -> dict[str, Any]:
         },
         "jobs": ledger,
         "kept": kept_clis(),
-        "recall_servers": recall_servers(),
         "graph_server": graph_server(store.graph_path),
         "spend": spend(store.primary.events),
     }
@@ -116,19 +115,6 @@ def kept_clis() -> list[dict[str, Any]]:
     from rose.model.claude import kept
 
     return [{**k, "shared": True} for k in kept()]
-
-
-def recall_servers() -> list[dict[str, Any]]:
-    """The recall servers keeping recall loaded for the next prompt (`recall.keep_warm_s`),
-    each entry `shared`: a server is keyed by the Python, ROSE's code and the environment,
-    and runs recall for whichever store the asking hook is in
-    (`rose.host.recall_server.key`)."""
-    from rose.host import recall_server
-
-    try:
-        return [{**r, "shared": True} for r in recall_server.status_all()]
-    except OSError:
-        return []
 
 
 def graph_server(path: Path) -> dict[str, Any] | None:

@@ -74,14 +74,6 @@ def _compiled(source: str) -> jinja2.Template:
     return _environment().from_string(source)
 
 
-def preload(*names: str) -> None:
-    """Compile now the templates and build the answer schemas of calls `names`, for a
-    process that makes those calls later (the recall server, whose children each do)."""
-    for name in names:
-        _compiled(template_source(name))
-        schema_of(name)
-
-
 def environment() -> jinja2.Environment:
     """The Jinja2 environment every prompt is rendered in."""
     return _environment()

@@ -460,18 +460,6 @@ def _found(res: RecallResult, ids: list[str], budget: int) -> list[Row]:
     return out
 
 
-def preload() -> None:
-    """Import now what a recall imports on first use, for a process that recalls later
-    (the recall server, whose children each recall once)."""
-    import concurrent.futures  # noqa: F401  # the walk's parallel questions
-
-    from rose.judge.calls import preload as calls
-    from rose.loop import _walk, families, route  # noqa: F401
-
-    calls("relevance")
-    recall_view.preload()
-
-
 def recall_for_hook(
     prompt: str, roots: list[tuple[str, str]], cwd: str | None, session: str = ""
 ) -> tuple[dict[str, Any], list[Row], str, dict[str, Any]]:

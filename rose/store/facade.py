@@ -17,7 +17,6 @@ from rose.errors import (
     LessonNotFound,
     QueryError,
     RoseError,
-    StoreLocked,
     StoreNotFound,
     StoreReadOnly,
     WriteFailed,
@@ -94,24 +93,6 @@ class Store:
         StoreDir(root, "project").create()
         glob = global_root()
         return cls(root.resolve(), glob if glob.is_dir() else None)
-
-    def load_engine(self) -> str:
-        """Import the graph engine's package and open the graph once, for a process that
-        opens it later (the recall server, whose children it forks): the engine's first
-        open in a process costs ~40 ms more than the next, its library read in (not when a
-        writer holds it: this waits for none). Every statement's text is read too; the
-        engine's version."""
-        from rose.graph import queries
-        from rose.graph.engine import version
-
-        for name in queries.names():
-            queries.load(name)
-        try:
-            with self.graph(deadline_s=0.2) as g:
-                g.q("meta_get")
-        except StoreLocked:
-            pass  # its first open is paid later
-        return version(self.engine)
 
     @property
     def dirs(self) -> list[StoreDir]:

@@ -80,12 +80,6 @@ def notify(
         keep(keep_in, short, about=about)
 
 
-def adopt(shorts: list[str]) -> None:
-    """Take on the few words of repairs another process made for this one (the recall
-    server's child), to be shown as this process's own."""
-    _NOTICES.extend(str(s) for s in shorts)
-
-
 def take_notices() -> list[str]:
     """The repairs not yet shown in a status line, oldest first; each is handed out once."""
     taken = _NOTICES[:]

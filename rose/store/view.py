@@ -47,13 +47,6 @@ def _template(name: str):
     return env.from_string(text)
 
 
-def preload() -> None:
-    """Compile now the templates the injected block is rendered from, for a process that
-    renders it later (the recall server, whose children each do)."""
-    for name in ("head", "tail", "lesson", "refresher", "restored"):
-        _template(f"inject/{name}")
-
-
 def render(name: str, **context: Any) -> str:
     return _template(name).render(**context).strip("\n")
 
