@@ -122,7 +122,6 @@ def run(writers: int, rounds: int, *, reconcile: bool) -> dict:
             ("model", simulated_model(seed=7, size="small")),
             ("recall.max_pack_tokens", "400000"),  # the view renders every lesson
             ("graph.keep_open_s", "20"),  # a kept graph server ends soon after the run
-            ("recall.keep_warm_s", "20"),
         ):
             config.set_override(cfg, key, value)
         t = Tally()

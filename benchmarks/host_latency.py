@@ -111,7 +111,7 @@ class Host:
         }
 
     def stop_kept(self) -> None:
-        """End the judge's keepers and graph servers the runs left up in this HOME."""
+        """End the graph servers the runs left up in this HOME."""
         subprocess.run(
             [sys.executable, "-c", _STOP_KEPT], env=self.env, capture_output=True, timeout=60,
             stdin=subprocess.DEVNULL,
@@ -198,8 +198,6 @@ def setup(host: Host, world: World, configs: list[Config]) -> None:
 
 _STOP_KEPT = """
 from rose.graph import server
-from rose.model import _keeper
-_keeper.stop_all()
 server.stop_all()
 """
 

@@ -12,7 +12,6 @@ processes and their caps) and one copy of each size's store, with one environmen
 - **all**: every mechanism on, as shipped.
 - **-graph**: no graph server (`ROSE_KEEP_OFF=graph`; its inotify watch goes with it).
 - **-watch**: the graph server without its watch of the store's folders (`watch`).
-- **-judge**: no judge keeper: no model CLIs kept between prompts (`judge`).
 - **-spares**: no CLIs started ahead of their question within a process (`spares`;
   the head start starts spares, so it goes too).
 - **-head-start**: no head start from the hook (`head-start`).
@@ -53,7 +52,6 @@ ARMS: dict[str, dict[str, str]] = {
     "all": {},
     "-graph": {"ROSE_KEEP_OFF": "graph"},
     "-watch": {"ROSE_KEEP_OFF": "watch"},
-    "-judge": {"ROSE_KEEP_OFF": "judge"},
     "-spares": {"ROSE_KEEP_OFF": "spares,head-start"},
     "-head-start": {"ROSE_KEEP_OFF": "head-start"},
     "none": {"ROSE_KEEP_WARM": "0", "ROSE_KEEP_OFF": "spares,head-start"},

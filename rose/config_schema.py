@@ -56,13 +56,6 @@ class Recall(Section):
         "one relevance question (where the benchmarks show it pays); always, whenever the "
         "model decides.",
     )
-    keep_warm_s: float = Field(
-        600.0,
-        ge=0,
-        description="Seconds a prompt's relevance CLIs are kept started for the next prompt "
-        "(claude backend, up to 3 at ~170 MB each, started between prompts); 0: CLIs "
-        "started on each prompt.",
-    )
     max_depth: int = Field(3, ge=0, description="Most levels recall descends below the apexes.")
     stays_fresh_turns: int = Field(
         8, ge=1, description="Turns a served lesson counts as still in context."

@@ -1,12 +1,12 @@
-"""Processes ROSE keeps between prompts, reached over unix sockets in the user's own folder.
+"""The process ROSE keeps between commands, reached over a unix socket in the user's folder.
 
-Two kinds live there: the judge's keepers (`rose.model._keeper`: model CLIs started for
-the next prompt) and the graph servers (`rose.graph.server`: a store's database held
-open). Each listens on `<kind>-<key>.sock` in `folder()` (mode 0700: only
-its owner can reach it), holds `<kind>-<key>.lock` for its life, and answers one JSON
-request per connection. What is here is what both share: the folder, binding a socket,
-asking one process or each of a kind, the cap on how many of a kind are up, and the log
-each writes what it prints to (`log_to`), redacted as every write is.
+One kind lives there: the graph server (`rose.graph.server`: a store's database held open,
+at most one a store). It listens on `<kind>-<key>.sock` in `folder()` (mode 0700: only its
+owner can reach it), holds `<kind>-<key>.lock` for its life, and answers one JSON request
+per connection. What is here is the plumbing around it: the folder, binding a socket,
+asking one process or each of a kind, the cap on how many are up, and the log it writes
+what it prints to (`log_to`), redacted as every write is; and `SESSION_VARS`, left out of
+every model CLI's environment.
 """
 
 from __future__ import annotations
@@ -41,16 +41,14 @@ SESSION_VARS = frozenset({
     "CLAUDE_PID",
     "CLAUDE_PROJECT_DIR",
 })  # fmt: skip
-# Variables that differ between two hooks of one session and change nothing they start.
-VOLATILE = frozenset({"PWD", "OLDPWD", "SHLVL", "_"})
 CONNECT_S = 0.5
 MAX_REPLY = 16 * 1024 * 1024
 
 
 #: What `ROSE_KEEP_OFF` may name, each a saving measured by `benchmarks/keepers.py`; the
-#: first three are kept processes (or part of one), the rest start CLIs within a process.
-MECHANISMS = ("graph", "watch", "judge", "spares", "head-start")
-_KEPT = MECHANISMS[:3]
+#: first two are the kept process (or part of one), the rest start CLIs within a process.
+MECHANISMS = ("graph", "watch", "spares", "head-start")
+_KEPT = MECHANISMS[:2]
 
 
 def off(mechanism: str) -> bool:

@@ -1,4 +1,4 @@
-"""Kept processes (keepers, graph servers) reached in a short folder of one test's own."""
+"""Kept processes (graph servers) reached in a short folder of one test's own."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ENGINE = os.environ.get("ROSE_GRAPH_ENGINE", "kuzu")
-# Nothing is kept between processes (keepers, graph servers) unless a test
+# Nothing is kept between processes (graph servers) unless a test
 # turns keeping on: set for the whole run, so a fixture wider than a test, and a test that
 # undoes its monkeypatches, start none either.
 os.environ["ROSE_KEEP_WARM"] = "0"
@@ -35,7 +35,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in list(os.environ):
         if key.startswith("ROSE_") and key not in ("ROSE_GLOBAL_HOME", "ROSE_GRAPH_ENGINE"):
             monkeypatch.delenv(key, raising=False)
-    # No keeper outlives a test (rose.model._keeper): its own tests turn keeping back on.
+    # No graph server outlives a test: its own tests turn keeping back on.
     monkeypatch.setenv("ROSE_KEEP_WARM", "0")
     # A retried model call waits no backoff: a test asserts the retry, not the wait.
     monkeypatch.setenv("ROSE_CALLS_BACKOFF_S", "0")

@@ -46,4 +46,4 @@ def test_keep_off_names_mechanisms_and_keep_warm_0_ends_only_kept_processes(monk
     assert [m for m in kept.MECHANISMS if kept.off(m)] == ["watch", "spares"]
     monkeypatch.delenv("ROSE_KEEP_OFF")
     monkeypatch.setenv("ROSE_KEEP_WARM", "0")
-    assert [m for m in kept.MECHANISMS if kept.off(m)] == ["graph", "watch", "judge"]
+    assert [m for m in kept.MECHANISMS if kept.off(m)] == ["graph", "watch"]

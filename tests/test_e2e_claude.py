@@ -110,8 +110,8 @@ except Exception as exc:  # the loopback has nothing to say to this question: fi
         rig.close()
 
 
-def test_a_judge_call_answered_by_a_kept_cli_sends_what_a_fresh_cli_sends(tmp_path: Path) -> None:
-    """A relevance question written to a CLI the keeper started before it (rose.model._keeper)
+def test_a_judge_call_answered_by_a_spare_cli_sends_what_a_fresh_cli_sends(tmp_path: Path) -> None:
+    """A relevance question written to a CLI started before it (`prewarm`, rose.model._warm)
     is answered through the real CLI, and the request it sends is the one a CLI started
     for the call sends (only the ids of the session and the request differ)."""
     from tests._claude_e2e import Rig, read_jsonl
@@ -119,26 +119,23 @@ def test_a_judge_call_answered_by_a_kept_cli_sends_what_a_fresh_cli_sends(tmp_pa
     rig = Rig(tmp_path, claude_binary(EXPLICIT))
     run = Path(tempfile.mkdtemp(prefix="rk-", dir="/tmp"))
     env = {**rig.env, "ROSE_ALLOW_MODEL_SPAWN": "1", "XDG_RUNTIME_DIR": str(run)}
-    env.pop("ROSE_KEEP_WARM", None)
     script = """
 import sys, time
 from rose.judge.calls import schema_of
-from rose.model import _keeper, claude
+from rose.model import _warm, claude
 backend, schema = claude.ClaudeBackend(), schema_of("relevance")
-answered = []
-ask = _keeper.ask
-_keeper.ask = lambda *a: answered.append(ask(*a)) or answered[-1]
+taken = []
+take = _warm.take
+_warm.take = lambda *a: taken.append(take(*a)) or taken[-1]
 if sys.argv[1] == "kept":
-    assert backend.keep_warm(schema, 1, idle_s=60)
-    time.sleep(_keeper.QUIET_S + 3)  # the keeper's CLI starts and sets itself up
-else:
-    __import__("os").environ["ROSE_KEEP_WARM"] = "0"
+    assert backend.prewarm(schema, 1) == 1
+    time.sleep(3)  # the spare CLI starts and sets itself up
 try:
     backend.complete("relevance", "Task: x", schema, timeout_s=60)
 except Exception as exc:  # the loopback has nothing to say to this question: fine here
     print(type(exc).__name__, file=sys.stderr)
-print("kept" if answered and answered[0] is not None else "own")
-_keeper.stop_all()
+print("kept" if taken and taken[0] is not None else "own")
+_warm.dismiss_all(wait_s=5)
 """
     try:
         bodies = {}

@@ -1,4 +1,4 @@
-"""A kept process's log: what the keepers and graph servers print reaches the disk redacted.
+"""A kept process's log: what a graph server prints reaches the disk redacted.
 
 Locks in: a line printed, a warning and a traceback are redacted before they are written; a
 private key's block split across writes is redacted whole; what is written below Python to

@@ -95,7 +95,7 @@ def _format(s: dict) -> str:
     if ignored:
         lines.append(f"config     {len(ignored)} setting(s) ignored")
         lines += [f"  {p['message']}" for p in ignored]
-    kept = _kept_lines(s["kept"], s["graph_server"])
+    kept = _kept_lines(s["graph_server"])
     jobs = [*_jobs_lines(s["jobs"]), *kept]
     return "\n".join([*lines, *jobs, *_spend_lines(s["spend"])])
 
@@ -186,27 +186,15 @@ def _jobs_lines(jobs: dict) -> list[str]:
     return lines
 
 
-# The judge's keepers are keyed by what they run, not by a store.
-_SHARED = "; shared by every store"
-
-
-def _kept_lines(kept: list[dict], graph: dict | None) -> list[str]:
-    """The graph server keeping this store's database open, and the judge's CLIs kept
-    started between prompts, one line a keeper; those serve every store of the user, and
-    say so."""
+def _kept_lines(graph: dict | None) -> list[str]:
+    """The graph server keeping this store's database open, and the folders it cannot watch."""
     held = [
         f"kept       the graph database open for the next command (pid {graph['pid']}; "
         f"lets go after {graph['exits_in_s']:.0f} s more without one, graph.keep_open_s)"
     ] if graph and "pid" in graph else []  # fmt: skip
-    held += [
+    return held + [
         f"           it scans {top} in full at every open: {why}"
         for top, why in sorted(((graph or {}).get("unwatched") or {}).items())
-    ]
-    return held + [
-        f"kept       {k['kept']} judge CLI(s) started for the next prompt (pid {k['pid']}; "
-        f"exits after {k['exits_in_s']:.0f} s more without a question, recall.keep_warm_s"
-        f"{_SHARED})"
-        for k in kept
     ]
 
 

@@ -138,12 +138,6 @@ def _session_start(payload: dict, roots) -> None:
     _with_session(roots, payload, reset)
     if roots and payload.get("source") in ("clear", "compact"):
         sessions.append(roots[0].path, session_id(payload), "compact", source=payload["source"])
-    view = _view_file(roots) if roots else None
-    if view is not None and view.get("enabled", True) and not _servable(view):
-        # the model will decide this session's prompts: its CLIs are kept from now on
-        from rose.loop import head_start
-
-        head_start.keep_ahead(roots[0].store().judge_cache)
 
 
 def _pre_compact(payload: dict, roots) -> None:

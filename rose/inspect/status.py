@@ -102,19 +102,9 @@ def status(store: Store) -> dict[str, Any]:
             ],
         },
         "jobs": ledger,
-        "kept": kept_clis(),
         "graph_server": graph_server(store.graph_path),
         "spend": spend(store.primary.events),
     }
-
-
-def kept_clis() -> list[dict[str, Any]]:
-    """The judge's CLIs kept started for the next prompt (`recall.keep_warm_s`), each entry
-    `shared`: a keeper is keyed by the CLI's argv and environment, not by a store, and
-    answers every store's questions that match them (`rose.model._keeper.key`)."""
-    from rose.model.claude import kept
-
-    return [{**k, "shared": True} for k in kept()]
 
 
 def graph_server(path: Path) -> dict[str, Any] | None:

@@ -33,23 +33,20 @@ CALL = "relevance"
 _BACKENDS = ("claude",)  # the backends that can start a CLI ahead (`prewarm`)
 _MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@\[\]/-]{0,99}")  # never an option's dash
 MAX_AHEAD = 4  # as many as the backend keeps waiting (`rose.model._warm.MAX_SPARES`)
-MAX_KEPT = 3  # as many as a keeper holds (`rose.model._keeper.MAX_KEPT`)
-MAX_KEEP_S = 86_400.0
 
 
-def note(folder: Path, judge: Judge, asked: int, keep: tuple[int, float] = (0, 0.0)) -> bool:
+def note(folder: Path, judge: Judge, asked: int) -> bool:
     """Keep what the next prompt's head start needs, after a recall whose first level asked
-    `asked` relevance questions at once through `judge`, and what a session's start needs to
-    have CLIs kept (`keep`: the questions the prompt asked in all, `recall.keep_warm_s`);
-    whether the note was (re)written. A backend that cannot start a CLI ahead leaves none
-    (an old note is removed). Only the first level's CLIs are started: those of later
-    levels start as the level before them is asked (`Walk.ahead`); started with the hook
-    too, they would only compete for the processor with the work before the first question
-    (measured on 2 cores: slower, not faster)."""
+    `asked` relevance questions at once through `judge`; whether the note was (re)written.
+    A backend that cannot start a CLI ahead leaves none (an old note is removed). Only the
+    first level's CLIs are started: those of later levels start as the level before them is
+    asked (`Walk.ahead`); started with the hook too, they would only compete for the
+    processor with the work before the first question (measured on 2 cores: slower, not
+    faster)."""
     backend = getattr(judge, "backend", None)
     name = getattr(backend, "name", "")
     path = Path(folder) / NAME
-    if backend is None or name not in _BACKENDS or not hasattr(backend, "keep_key") or asked <= 0:
+    if backend is None or name not in _BACKENDS or not hasattr(backend, "prewarm") or asked <= 0:
         try:
             path.unlink()
             return True
@@ -61,9 +58,6 @@ def note(folder: Path, judge: Judge, asked: int, keep: tuple[int, float] = (0, 0
     model = getattr(backend, "model", None) or None
     data: dict[str, Any] = {"backend": name, "model": model, "call": CALL,
                             "schema": schema_of(CALL), "n": min(asked, MAX_AHEAD)}  # fmt: skip
-    key = backend.keep_key(data["schema"]) if keep[0] > 0 and keep[1] > 0 else None
-    if key:
-        data["keep"] = {"n": min(keep[0], MAX_KEPT), "idle_s": keep[1], "key": key}
     text = json.dumps(data, separators=(",", ":"))
     try:
         if path.read_text(encoding="utf-8") == text:
@@ -88,41 +82,9 @@ def read(folder: Path) -> dict[str, Any] | None:
         return None
     if model is not None and not (isinstance(model, str) and _MODEL.fullmatch(model)):
         return None
-    if not _count(n, MAX_AHEAD):
+    if not (isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_AHEAD):
         return None
-    kept = data.get("keep")
-    if kept is not None and not (
-        isinstance(kept, dict)
-        and _count(kept.get("n"), MAX_KEPT)
-        and isinstance(kept.get("idle_s"), (int, float))
-        and not isinstance(kept.get("idle_s"), bool)
-        and 0 < kept["idle_s"] <= MAX_KEEP_S
-    ):
-        data["keep"] = None  # the head start stands; nothing is kept from this note
     return data
-
-
-def _count(n: Any, most: int) -> bool:
-    return isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= most
-
-
-def keep_ahead(folder: Path) -> bool:
-    """Have the CLIs the note in `folder` says the last prompt asked kept started for the
-    next one (`rose.model._keeper`), unless the keeper of the note's key is up: at a
-    prompt's end, once recall has noted, and at a session's start. Whether a keeper was
-    started. It works out its argv itself, so nothing here waits for a CLI. Never raises."""
-    data = read(folder)
-    kept = (data or {}).get("keep")
-    if data is None or not kept:
-        return False
-    from rose.model.claude import ClaudeBackend
-
-    key = kept.get("key") if isinstance(kept.get("key"), str) else None
-    try:
-        backend = ClaudeBackend(model=data["model"])
-        return backend.keep_warm(data["schema"], kept["n"], kept["idle_s"], key)
-    except Exception:  # keeping is only ever a saving
-        return False
 
 
 def start(folder: Path) -> int:

@@ -309,10 +309,8 @@ def recall(
         _walk(store, prompt, judge, res, started, deadline_s)
     except RoseError as exc:
         return _degrade(res, store, budget, _short(exc))
-    asked = res.calls + res.second_calls  # the CLIs the next prompt may find kept started
     with contextlib.suppress(OSError):  # the next prompt's head start: only ever a saving
-        head_start.note(store.primary.judge_cache, judge, res.first_level, (asked, rc.keep_warm_s))
-    head_start.keep_ahead(store.primary.judge_cache)
+        head_start.note(store.primary.judge_cache, judge, res.first_level)
     rank = {v.id: (_ORDER.get(v.verdict, 9), v.pass_no) for v in res.verdicts}
     for v in res.verdicts:  # unjudged now, judged relevant late for the last prompt: ahead
         if v.verdict == "unresolved" and v.id in res.earlier:

@@ -22,7 +22,7 @@ from typing import Any
 from rose.errors import BackendFailed, BackendTimeout, RoseError
 from rose.jsonl import objects as json_lines
 from rose.kept import off as switched_off
-from rose.model import _keeper, _proc, _warm
+from rose.model import _proc, _warm
 from rose.model._schema import check_answer, extract_object, parse_answer
 from rose.model.base import BackendAnswer, Usage
 
@@ -134,35 +134,9 @@ class ClaudeBackend:
             argv = self.stream_argv(schema)
             if argv is None:
                 return 0
-            if _keeper.enabled() and _keeper.alive(_keeper.key_for(argv)):
-                return 0  # the keeper's CLIs are started already
             return _warm.fill(tuple(argv), n, SCRATCH, self._spawner(argv))
         except (RoseError, OSError):
             return 0
-
-    def keep_warm(
-        self, schema: dict[str, Any], n: int, idle_s: float, key: str | None = None
-    ) -> bool:
-        """Have `n` CLIs for questions with `schema` kept started between prompts
-        (`rose.model._keeper`), until none was asked for `idle_s`; whether a keeper was
-        started (none is when the one for `key`, `keep_key`'s, is up already). Given the
-        key, nothing here waits for the CLI's version probe. Never raises."""
-        try:
-            key = key or self.keep_key(schema)
-            if key is None or _keeper.alive(key):
-                return False
-            return _keeper.launch(self.model, schema, n, idle_s)
-        except (RoseError, OSError):
-            return False
-
-    def keep_key(self, schema: dict[str, Any]) -> str | None:
-        """The key of the CLIs a keeper would hold for questions with `schema` (None: no CLI
-        that can be kept). Never raises."""
-        try:
-            argv = self.stream_argv(schema)
-        except (RoseError, OSError):
-            return None
-        return _keeper.key_for(argv) if argv is not None else None
 
     def stream_argv(self, schema: dict[str, Any]) -> list[str] | None:
         """The argv of a stream-json call with `schema` (None: the installed CLI is too old
@@ -175,16 +149,10 @@ class ClaudeBackend:
 
     def _streamed(self, argv: list[str], prompt: str, timeout_s: float) -> _proc.ProcResult:
         """One question through a CLI in stream-json: a spare started for this argv if one
-        waits, else one the keeper holds, else a new one; the clock starts as the prompt
-        is written."""
+        waits, else a new one; the clock starts as the prompt is written."""
         message = {"type": "user", "message": {"role": "user", "content": prompt}}
         line = json.dumps(message) + "\n"
-        spare = _warm.take(tuple(argv))
-        if spare is None and _keeper.enabled():
-            kept = _keeper.ask(self.name, _keeper.key_for(argv), line, timeout_s)
-            if kept is not None:
-                return kept
-        spare = spare or _warm.start(SCRATCH, self._spawner(argv))
+        spare = _warm.take(tuple(argv)) or _warm.start(SCRATCH, self._spawner(argv))
         try:
             return _proc.finish_at(
                 self.name, spare.proc, line, timeout_s,
@@ -225,15 +193,6 @@ class ClaudeBackend:
         if self.model:
             argv += ["--model", self.model]
         return argv
-
-
-def kept() -> list[dict[str, Any]]:
-    """The CLIs kept started between prompts on this machine, one entry a keeper (its pid,
-    how many wait, seconds idle, seconds before it exits)."""
-    try:
-        return _keeper.status_all()
-    except OSError:
-        return []
 
 
 def _for_cli(schema: dict[str, Any]) -> dict[str, Any]:
