@@ -7,7 +7,7 @@ off in turn against all of them on.
 Runs the real `claude -p` offline against the loopback server, as `host_latency.py` does,
 on stores where the model decides the prompt (the world's lessons among `--sizes` lessons
 about other subjects, the default budget). One arm is one HOME (so each has its own kept
-processes and their caps) and one copy of each size's store, with one environment:
+process) and one copy of each size's store, with one environment:
 
 - **all**: every mechanism on, as shipped.
 - **-graph**: no graph server (`ROSE_KEEP_OFF=graph`; its inotify watch goes with it).

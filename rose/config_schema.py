@@ -81,7 +81,7 @@ class Graph(Section):
         ge=0,
         description="Seconds a graph server keeps the database open after its last use, so "
         "the next command, hook or job skips the engine's open (~25-45 ms at 10,000 "
-        "lessons; ~100-130 MB there, at most 4 per user); 0: each process opens it itself.",
+        "lessons; ~100-130 MB there, one per store); 0: each process opens it itself.",
     )
 
 

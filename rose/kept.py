@@ -4,9 +4,8 @@ One kind lives there: the graph server (`rose.graph.server`: a store's database 
 at most one a store). It listens on `<kind>-<key>.sock` in `folder()` (mode 0700: only its
 owner can reach it), holds `<kind>-<key>.lock` for its life, and answers one JSON request
 per connection. What is here is the plumbing around it: the folder, binding a socket,
-asking one process or each of a kind, the cap on how many are up, and the log it writes
-what it prints to (`log_to`), redacted as every write is; and `SESSION_VARS`, left out of
-every model CLI's environment.
+asking one process or each of a kind, whether one is switched off, and the log it writes
+what it prints to (`log_to`), redacted as every write is.
 """
 
 from __future__ import annotations
@@ -22,25 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-# Set by a running Claude Code session for what it starts. A `claude` child that inherits
-# CLAUDECODE refuses to start ("cannot be launched inside another Claude Code session"),
-# and ROSE runs inside one; the rest tie a child to that session (its id and pid, its
-# messaging socket and token, the folder where it notes the children it started, and the
-# file a SessionStart hook may write the session's variables to: seen in Claude Code
-# 2.1.332's hook environment). A model call is no part of the user's session, and without
-# them its environment is the same from one session, and one hook event, to the next.
-SESSION_VARS = frozenset({
-    "CLAUDECODE",
-    "CLAUDE_CODE_CHILD_NOTES_DIR",
-    "CLAUDE_CODE_CHILD_SESSION",
-    "CLAUDE_CODE_MESSAGING_SOCKET",
-    "CLAUDE_CODE_MESSAGING_TOKEN",
-    "CLAUDE_CODE_SESSION_ATTENDED",
-    "CLAUDE_CODE_SESSION_ID",
-    "CLAUDE_ENV_FILE",
-    "CLAUDE_PID",
-    "CLAUDE_PROJECT_DIR",
-})  # fmt: skip
 CONNECT_S = 0.5
 MAX_REPLY = 16 * 1024 * 1024
 
@@ -147,38 +127,11 @@ def tell(path: Path, request: dict[str, Any]) -> dict | None:
     return reply if isinstance(reply, dict) else None
 
 
-def tell_each(
-    kind: str, request: dict[str, Any], skip: Path | None = None
-) -> list[tuple[Path, dict]]:
-    """Each `kind` process's socket (but `skip`) with its reply to `request`."""
-    base = folder()
-    paths = sorted(base.glob(f"{kind}-*.sock")) if base else []
-    told = [(path, tell(path, request)) for path in paths if path != skip]
+def tell_each(kind: str, request: dict[str, Any]) -> list[tuple[Path, dict]]:
+    """Each `kind` process's socket with its reply to `request`."""
+    paths = sorted(base.glob(f"{kind}-*.sock")) if (base := folder()) else []
+    told = [(path, tell(path, request)) for path in paths]
     return [(path, reply) for path, reply in told if reply is not None]
-
-
-def status_of(kind: str, field: str = "pid") -> list[dict[str, Any]]:
-    """What each `kind` process of this user says of itself (the replies holding `field`)."""
-    return [reply for _, reply in tell_each(kind, {"status": True}) if field in reply]
-
-
-def stop_kind(kind: str) -> int:
-    """Ask every `kind` process of this user to end; how many said they would."""
-    return sum(1 for _, reply in tell_each(kind, {"stop": True}) if reply.get("stopped"))
-
-
-def make_room(kind: str, mine: Path, most: int, say: Callable[[str], None]) -> None:
-    """Stop the `kind` processes idle longest until, with the one at `mine`, at most `most`
-    are up: each environment that asks (a terminal of its own, another endpoint) has one of
-    its own, and none may hold its memory past that. Each answers `{"status": true}` with
-    its `pid`, `busy` and `idle_s`, and `{"stop": true}` by ending."""
-    others = [(p, r) for p, r in tell_each(kind, {"status": True}, skip=mine) if "pid" in r]
-    # idle longest first; one answering a request now goes last
-    others.sort(key=lambda pr: (not pr[1].get("busy"), float(pr[1].get("idle_s") or 0)),
-                reverse=True)  # fmt: skip
-    for path, reply in others[: max(0, len(others) - (most - 1))]:
-        say(f"stopping {kind} process {reply.get('pid')}: more than {most} are up")
-        tell(path, {"stop": True})
 
 
 _HOLD_LINES = 200  # a private key's block held back at most this many lines

@@ -17,7 +17,7 @@ Started by a process that opened the database itself (`launch`, when `graph.keep
 > 0 and `ROSE_KEEP_WARM` is not 0); it ends after that many seconds without a session, on
 SIGTERM, when asked (`stop`: before the database is moved aside or deleted), when its
 buffer pool no longer fits the database, or after a statement finds the database
-damaged. At most `MAX_SERVERS` are up for a user.
+damaged. One is up a store at most: its socket's lock is held for its life.
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ from rose.graph.engine import (
 )
 
 KIND = "graph"
-MAX_SERVERS = 4
 _OPEN_S = 15.0  # how long a new server waits for the database (its starter holds it)
 _FIRST_S = 2.0  # a connection's first message comes within this
 _CHECK_S = 5.0  # an idle server checks this often that its database and socket are in place
@@ -152,12 +151,12 @@ def stop_under(root: Path) -> int:
 
 def status_all() -> list[dict[str, Any]]:
     """What each graph server of this user says of itself (`Server.status`)."""
-    return kept.status_of(KIND)
+    return [r for _, r in kept.tell_each(KIND, {"status": True}) if "pid" in r]
 
 
 def stop_all() -> int:
     """Ask every graph server of this user to exit; how many were asked."""
-    return kept.stop_kind(KIND)
+    return sum(1 for _, r in kept.tell_each(KIND, {"stop": True}) if r.get("stopped"))
 
 
 # -- the server ----------------------------------------------------------------------------
@@ -456,7 +455,6 @@ def serve(spec: dict[str, Any]) -> int:
     signal.signal(signal.SIGTERM, lambda *_: setattr(server, "stopping", True))
     eng.claim_holder(path, cmd="graph server", serve=str(addr), engine=engine)
     _say(f"holding {path}")
-    kept.make_room(KIND, addr, MAX_SERVERS, _say)
     try:
         server.serve(listener, wake_r)
     finally:

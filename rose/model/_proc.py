@@ -18,10 +18,27 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rose import kept
 from rose.detach import lower_child
 from rose.errors import BackendFailed, BackendTimeout, BackendUnavailable
 
+# Set by a running Claude Code session for what it starts. A `claude` child that inherits
+# CLAUDECODE refuses to start ("cannot be launched inside another Claude Code session"),
+# and ROSE runs inside one; the rest tie a child to that session (its id and pid, its
+# messaging socket and token, the folder where it notes the children it started, and the
+# file a SessionStart hook may write the session's variables to: seen in Claude Code
+# 2.1.332's hook environment). A model call is no part of the user's session.
+SESSION_VARS = frozenset({
+    "CLAUDECODE",
+    "CLAUDE_CODE_CHILD_NOTES_DIR",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "CLAUDE_CODE_SESSION_ATTENDED",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_ENV_FILE",
+    "CLAUDE_PID",
+    "CLAUDE_PROJECT_DIR",
+})  # fmt: skip
 # After the kill, how long to wait for the pipes to close before giving up on the output.
 _REAP_S = 2.0
 
@@ -72,7 +89,7 @@ def resolve_binary(name: str, binary: str) -> str:
 def child_env() -> dict[str, str]:
     """The parent's environment plus ROSE_CHILD=1 (ROSE's hooks stay quiet in the child),
     less the variables that mark the parent as a Claude Code session or tie the child to it."""
-    env = {k: v for k, v in os.environ.items() if k not in kept.SESSION_VARS}
+    env = {k: v for k, v in os.environ.items() if k not in SESSION_VARS}
     env["ROSE_CHILD"] = "1"
     return env
 
