@@ -30,10 +30,10 @@ DECIDING = (
     "rose/judge",
     "rose/sim",
     "prompts",
-    "rose/host/learning.py",
-    "rose/host/jobs.py",
-    "rose/host/drive.py",
-    "rose/host/hooks.py",  # the prompt hook: what is injected
+    "rose/jobs/learning.py",
+    "rose/jobs/queue.py",
+    "rose/sim/drive.py",
+    "rose/hooks/main.py",  # the prompt hook: what is injected
     "rose/store",  # how a lesson is rendered, counted and chosen within the budget
     "rose/queries",
     "rose/model",

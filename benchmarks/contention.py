@@ -104,7 +104,7 @@ def _writer(w: int, rounds: int, project: Path, env: dict, reconcile: bool, t: T
 
 def run(writers: int, rounds: int, *, reconcile: bool) -> dict:
     from rose import config
-    from rose.host import jobs
+    from rose.jobs import queue as jobs
     from rose.model.registry import simulated_model
     from rose.sim.hosts import settle
     from rose.store.facade import Store

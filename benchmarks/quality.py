@@ -21,7 +21,7 @@ default arms, like for like with ROSE from an empty store:
   before each session, served whole, or filtered by one `relevance` call within
   `recall.max_pack_tokens` (no compression, no rules): ROSE's knowledge without its
   machinery (asking for either runs ``rose``);
-- ``rose``: ROSE as it is, through its real hooks (`rose.host.drive`), from an empty store;
+- ``rose``: ROSE as it is, through its real hooks (`rose.sim.drive`), from an empty store;
   ``rose-norules`` the same writing and following no selection rules;
 
 and those handed the world's lessons (one verbose level-0 lesson per topic): ``flat``
@@ -42,7 +42,7 @@ failed first attempt under one cause (`rose.sim.causes`; for ROSE, its recall as
 with and without rules: `_selection.py`). ARCHITECTURE.md's targets are printed beside
 the figures with paired 95 % intervals (`_targets.py`); a miss is reported, never an
 error. Under the table, ``timeouts`` counts the deadlines that passed in the ROSE arms
-(`rose.host.drive.timeouts`): a seeded run gives the same figures run to run when it says
+(`rose.sim.drive.timeouts`): a seeded run gives the same figures run to run when it says
 none, whatever the machine's load. Seeds run in parallel processes (`--jobs`).
 
 The standing run is the default size (`STANDING`); `--write-table` writes its table into
@@ -81,13 +81,13 @@ from _plot import plot
 
 from rose import tokens
 from rose.errors import RoseError
-from rose.host.drive import FIGURES, HookHost, Tally, framed, not_built
 from rose.judge.calls import Judge
 from rose.loop import route
 from rose.model.registry import simulated_model
 from rose.sim import SimulatedBackend, World, scoreboard
 from rose.sim.arms import Ceiling, NoMemory
 from rose.sim.causes import Selection
+from rose.sim.drive import FIGURES, HookHost, Tally, framed, not_built
 from rose.sim.realism import Realism
 from rose.store import view as recall_view
 from rose.store.facade import Store
@@ -593,7 +593,7 @@ def _growth(arms: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 
 def _timeouts_line(late: Mapping[str, int]) -> str:
-    """Whether any deadline passed (`rose.host.drive.timeouts`): a seeded run repeats only
+    """Whether any deadline passed (`rose.sim.drive.timeouts`): a seeded run repeats only
     when none did."""
     hit = {arm: n for arm, n in late.items() if n}
     if not hit:

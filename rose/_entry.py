@@ -13,13 +13,13 @@ import sys
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "hook":
-        from rose.host.hooks import main as hook_main
+        from rose.hooks.main import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
     if sys.argv[1:] == ["mcp"]:  # the host starts the server: no typer on the way
         if os.environ.get("ROSE_CHILD"):
             sys.exit(0)  # a model call ROSE spawned needs no memory server
-        from rose.host.mcp_server import main as mcp_main
+        from rose.hooks.mcp_server import main as mcp_main
 
         sys.exit(mcp_main())
     from rose.cli import main as cli_main

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from rose.host.jobs import JobContext, Kind
+from rose.jobs.queue import JobContext, Kind
 
 KINDS = {
     "span": Kind("tests._jobkinds:span", deadline_s=20),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rose.host import jobs
+from rose.jobs import queue as jobs
 from rose.store.layout import StoreDir
 
 REPO = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 
-from rose.host import learning
+from rose.jobs import learning
 from rose.models import Claim, Episode, Node, claim_id
 from rose.store import sessions
 from rose.store.facade import Store

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from rose import config
 from rose.cli import app
 from rose.events import read_events
-from rose.host import jobs
+from rose.jobs import queue as jobs
 from rose.model.registry import simulated_model
 from rose.sim import World
 from rose.store.facade import Store

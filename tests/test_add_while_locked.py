@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from rose import config
 from rose.cli import app
-from rose.host import jobs
-from rose.host.capture import queue_intake
+from rose.jobs import queue as jobs
+from rose.jobs.capture import queue_intake
 from rose.model.registry import simulated_model
 from rose.store import intake, sessions
 from rose.store.facade import Store
@@ -131,7 +131,7 @@ def test_with_the_database_free_an_add_is_added_as_before(busy: Store):
 def test_an_add_the_engine_fails_under_is_kept_and_finished_by_the_job(busy: Store):
     """The engine's own failure (an IO error removing its log, seen under contention) after
     the lesson was recorded: the command exits 0 and says so; the job stores the lesson."""
-    import rose.host.capture as capture_mod
+    import rose.jobs.capture as capture_mod
 
     def crash(*args, **kwargs):
         raise RuntimeError("IO exception: Error removing graph.kuzu.wal")

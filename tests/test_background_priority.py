@@ -24,7 +24,7 @@ import pytest
 
 from rose import detach
 from rose.graph import server
-from rose.host import jobs
+from rose.jobs import queue as jobs
 from rose.store.facade import Store
 from rose.store.layout import StoreDir
 from tests._jobs import REPO, finished, make_ledger, wait_for

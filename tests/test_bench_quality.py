@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from rose.host.drive import STAGES
 from rose.sim.causes import CAUSES
+from rose.sim.drive import STAGES
 from rose.sim.scoreboard import KEYS
 
 pytestmark = [pytest.mark.graph, pytest.mark.heavy]

@@ -26,9 +26,9 @@ TREE = {
     "rose/judge/calls.py": "class Judge: ...\n",
     "rose/sim/world.py": "WORLD = 'seeded'\n",
     "prompts/relevance.j2": "Choose among {{ lessons }}\n",
-    "rose/host/learning.py": "STAGES = ('reflect',)\n",
-    "rose/host/jobs.py": "JOBS = ()\n",
-    "rose/host/drive.py": "DRIVE = 1\n",
+    "rose/jobs/learning.py": "STAGES = ('reflect',)\n",
+    "rose/jobs/queue.py": "JOBS = ()\n",
+    "rose/sim/drive.py": "DRIVE = 1\n",
     "benchmarks/quality.py": "print('quality')\n",
     "benchmarks/_table.py": "TABLE = 1\n",
     "rose/cli/main.py": "CLI = 1\n",  # not deciding
@@ -216,7 +216,7 @@ def test_block_without_stamp_is_not_current(tree: Path) -> None:
 def test_result_from_other_code_is_refused(tree: Path) -> None:
     result = _result()
     result["params"]["fingerprint"] = _table.fingerprint(tree)
-    (tree / "rose/host/drive.py").write_text("DRIVE = 2\n")  # edited during the run
+    (tree / "rose/sim/drive.py").write_text("DRIVE = 2\n")  # edited during the run
     with pytest.raises(_table.TableError, match="rerun the benchmark on this tree"):
         _table.write(result, tree)
 

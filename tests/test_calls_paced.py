@@ -14,7 +14,8 @@ import pytest
 from rose import config
 from rose.errors import BackendFailed, BackendTimeout, BackendUnavailable
 from rose.events import read_events
-from rose.host import _ledger, jobs
+from rose.jobs import _ledger
+from rose.jobs import queue as jobs
 from rose.judge.calls import for_store
 from rose.model.scripted import ScriptedBackend
 from rose.store.facade import Store

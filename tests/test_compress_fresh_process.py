@@ -21,10 +21,10 @@ import pytest
 
 from rose.errors import BackendTimeout
 from rose.events import read_events
-from rose.host import drive
 from rose.loop import _replay
 from rose.loop import compress as c
 from rose.loop import merge as mg
+from rose.sim import drive
 from tests import _merge
 from tests._compress import family, judge
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from rose.host.jobs import KINDS, JobContext, jobs
+from rose.jobs.queue import KINDS, JobContext, jobs
 from rose.loop import compress as c
 from rose.store.layout import StoreDir
 from tests._compress import family

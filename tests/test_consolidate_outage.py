@@ -19,9 +19,9 @@ import pytest
 from rose import config
 from rose.errors import BackendTimeout, BackendUnavailable
 from rose.events import read_events
-from rose.host import jobs
-from rose.host.capture import capture
 from rose.inspect.status import status
+from rose.jobs import queue as jobs
+from rose.jobs.capture import capture
 from rose.loop.consolidate import pending, reconcile_job, reconcile_pending
 from rose.model.registry import simulated_model
 from rose.sim import World

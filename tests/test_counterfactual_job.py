@@ -15,8 +15,8 @@ import pytest
 
 from rose import config
 from rose.events import read_events
-from rose.host import learning
-from rose.host.jobs import KINDS, JobContext, jobs
+from rose.jobs import learning
+from rose.jobs.queue import KINDS, JobContext, jobs
 from rose.loop.counterfactual import CHECKED, counterfactual_job
 from rose.store import sessions
 from rose.store.facade import Store

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host.drive import FIGURES, STAGES, not_built
+from rose.sim.drive import FIGURES, STAGES, not_built
 from rose.sim.markers import OPEN
 from rose.sim.scoreboard import KEYS
 

@@ -2,7 +2,7 @@
 
 Locks in: the demo and the benchmark print null for the figures of a stage that is not
 built and name it as not built; a stage issue that adds its module under rose/loop/ must
-flip its line in `rose.host.drive.STAGES` (and fill its figures), and a stage marked built
+flip its line in `rose.sim.drive.STAGES` (and fill its figures), and a stage marked built
 must have its module. Every stage has words for the demo, every figure belongs to a known
 stage and is one of the scoreboard's keys.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rose.host.drive import DOES, FIGURES, MODULES, STAGES, not_built
+from rose.sim.drive import DOES, FIGURES, MODULES, STAGES, not_built
 from rose.sim.scoreboard import KEYS
 
 LOOP = Path(__file__).resolve().parents[1] / "rose" / "loop"
@@ -22,7 +22,7 @@ def test_a_stage_is_built_exactly_when_its_module_exists():
         exists = (LOOP / f"{module}.py").exists()
         assert exists == STAGES[stage], (
             f"rose/loop/{module}.py {'exists' if exists else 'is missing'} but "
-            f"rose.host.drive.STAGES says {stage} is {'built' if STAGES[stage] else 'not built'}"
+            f"rose.sim.drive.STAGES says {stage} is {'built' if STAGES[stage] else 'not built'}"
         )
 
 

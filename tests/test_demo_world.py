@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from rose.cli import app
 from rose.errors import BackendUnavailable
-from rose.host.drive import HookHost
 from rose.model.registry import make_backend, simulated_model
 from rose.sim import World, scoreboard
+from rose.sim.drive import HookHost
 
 
 def test_the_model_setting_picks_the_world_and_its_knobs():

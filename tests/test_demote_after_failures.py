@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 
 from rose.events import read_events
-from rose.host import learning
-from rose.host.jobs import JobContext
+from rose.jobs import learning
+from rose.jobs.queue import JobContext
 from rose.loop import demote
 from rose.models import Node, claim_id
 from rose.store import dag

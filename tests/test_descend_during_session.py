@@ -22,7 +22,8 @@ import pytest
 
 from rose import config
 from rose.events import read_events
-from rose.host import hooks, learning
+from rose.hooks import main as hooks
+from rose.jobs import learning
 from rose.loop import descend
 from rose.sim import Agent
 from rose.sim.markers import TASK, drop

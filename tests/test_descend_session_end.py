@@ -18,8 +18,8 @@ import pytest
 
 from rose import config
 from rose.events import read_events
-from rose.host import learning
-from rose.host.jobs import JobContext
+from rose.jobs import learning
+from rose.jobs.queue import JobContext
 from rose.loop import descend
 from rose.models import claim_id
 from rose.sim import Agent

@@ -17,8 +17,8 @@ import json
 import re
 
 from rose import tokens
-from rose.host.digest import build, line_of
-from rose.host.transcript import Step, read, units
+from rose.transcripts.digest import build, line_of
+from rose.transcripts.transcript import Step, read, units
 from tests._transcripts import fixture
 
 MARK = re.compile(r"^\[… (\d+) steps? left out …\]$")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rose.host.install import BEGIN, install
+from rose.hosts.install import BEGIN, install
 from rose.inspect.doctor import wiring
 from tests._codex_app import install_fake, no_codex
 
@@ -106,7 +106,7 @@ def test_an_agents_block_beside_running_hooks_warns(tmp_path, monkeypatch, rose_
     install_fake(tmp_path, monkeypatch, mode="hooks-off")
     install("codex", "user", rose_cmd=rose_exe)  # a Codex without hooks: the block is written
     monkeypatch.setenv("FAKE_CODEX_MODE", "")  # hooks turned on later, and trusted
-    from rose.host import codex_trust as ct
+    from rose.hosts import codex_trust as ct
 
     ct.trust(str(tmp_path / "fake-bin" / "codex"), "user", Path.home() / ".codex" / "hooks.json",
              Path.cwd())  # fmt: skip

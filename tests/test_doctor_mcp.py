@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host.install import install
+from rose.hosts.install import install
 from rose.inspect.doctor import mcp_server
 
 

@@ -5,7 +5,7 @@ it served instead."""
 
 from __future__ import annotations
 
-from rose.host.hooks import EMPTY_NOTE
+from rose.hooks.main import EMPTY_NOTE
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook
 

@@ -22,7 +22,7 @@ ALLOWED = {
     "rose/cli/docgen.py": "the generated reference docs in the repository: help text only",
     "rose/model/codex.py": "a temporary JSON schema for `codex exec`: no user text, deleted after",
     "rose/graph/engine.py": "the holder note: pid, time, the program and its subcommand only",
-    "rose/host/_runner.py": "a job's log: each line redacted before the write",
+    "rose/jobs/_runner.py": "a job's log: each line redacted before the write",
     "rose/detach.py": "a detached process's output, appended: the keeper redacts each line",
     "rose/kept.py": "a kept process's log: each line redacted before the write",
     "rose/graph/server.py": "a graph server's lock file, opened to be locked: nothing written",

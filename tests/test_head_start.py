@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from rose.host import hooks
-from rose.host._payload import Root
+from rose.hooks import main as hooks
+from rose.hosts.payload import Root
 from rose.judge.calls import Judge, schema_of
 from rose.loop import head_start
 from rose.model.claude import ClaudeBackend

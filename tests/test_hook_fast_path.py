@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from rose.host.hooks import EMPTY_NOTE
+from rose.hooks.main import EMPTY_NOTE
 from rose.store.facade import Store
 from tests._hookrun import payload
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rose.host import hooks
-from rose.host._payload import Root
+from rose.hooks import main as hooks
+from rose.hosts.payload import Root
 from rose.models import Node
 from rose.store import scan
 from rose.store.facade import Store

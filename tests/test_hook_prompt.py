@@ -177,7 +177,7 @@ def test_stop_and_session_end_return_at_once(two: Store, project: Path):
 def test_old_session_records_are_pruned(two: Store, project: Path):
     import os
 
-    from rose.host.jobs import prune_sessions
+    from rose.jobs.queue import prune_sessions
 
     _prompt(project)
     _prompt(project, session_id="recent")

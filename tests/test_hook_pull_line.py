@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rose.host.install import install
+from rose.hosts.install import install
 from rose.models import Node
 from rose.store import view as recall_view
 from rose.store.facade import Store

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from rose.host import hooks
-from rose.host._payload import Root
+from rose.hooks import main as hooks
+from rose.hosts.payload import Root
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from rose import config, tokens
 from rose.cli import app
 from rose.errors import BackendFailed, RoseError
-from rose.host.importing import import_file
+from rose.jobs.importing import import_file
 from rose.judge.calls import Judge
 from rose.loop.split import SplitFailed, chunks
 from rose.model.registry import simulated_model

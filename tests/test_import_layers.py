@@ -51,18 +51,44 @@ MAY_IMPORT: dict[str, set[str]] = {
     "model": set(),
     "judge": {"model"},
     "loop": {"store", "judge", "model"},
-    "host": {"store", "judge", "model", "loop"},
-    "inspect": {"store", "graph", "judge", "model", "loop", "host"},
-    "cli": {"store", "graph", "judge", "model", "loop", "host", "inspect"},
+    "transcripts": {"store", "hosts"},
+    "hosts": {"store"},
+    "jobs": {"store", "judge", "model", "loop", "transcripts", "hosts"},
+    "hooks": {"store", "judge", "model", "loop", "transcripts", "hosts", "jobs"},
+    "inspect": {
+        "store",
+        "graph",
+        "judge",
+        "model",
+        "loop",
+        "transcripts",
+        "hosts",
+        "jobs",
+        "hooks",
+    },  # fmt: skip
+    "cli": {
+        "store",
+        "graph",
+        "judge",
+        "model",
+        "loop",
+        "transcripts",
+        "hosts",
+        "jobs",
+        "hooks",
+        "inspect",
+    },  # fmt: skip
     "sim": {"model", "judge"},
-    "entry": {"host", "cli"},
+    # the demo's driver, beside the simulated world: it runs the hooks as a host would
+    "drive": {"store", "judge", "model", "loop", "transcripts", "hosts", "jobs", "hooks", "sim"},
+    "entry": {"hooks", "cli"},
 }
 # The part of the store the graph syncs from: the files, never the Store facade.
 STORE_FILES = {"rose.store.layout", "rose.store.scan", "rose.store.nodefile"}
 # The only modules of the package that may import the simulated world.
 MAY_IMPORT_SIM = {"rose.model.registry", "rose.cli.demo_cmds"}
 FAST_PATH_ENTRY = "rose._entry"
-HOOKS = "rose.host.hooks"  # what the entry point imports, inside `main`, for `rose hook`
+HOOKS = "rose.hooks.main"  # what the entry point imports, inside `main`, for `rose hook`
 
 
 @dataclass(frozen=True)
@@ -123,6 +149,8 @@ def layer(module: str) -> str:
         return "entry"
     if module in STORE_FILES:
         return "store.files"
+    if module == "rose.sim.drive":
+        return "drive"
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "shared"
 
@@ -249,11 +277,11 @@ def _one(importer: str, source: str, *known: str) -> list[str]:
     [
         ("rose.loop.recall", "from rose.cli import app", ["rose.cli"]),
         ("rose.loop.compress", "from rose.loop.recall import _within", ["rose.loop.recall"]),
-        ("rose.host.hooks", "from rose.cli._out import echo", ["rose.cli._out"]),
-        ("rose.loop.recall", "from rose.host.hooks import main", ["rose.host.hooks"]),
+        ("rose.hooks.main", "from rose.cli._out import echo", ["rose.cli._out"]),
+        ("rose.loop.recall", "from rose.hooks.main import main", ["rose.hooks.main"]),
         ("rose.store.facade", "def f():\n    from rose.sim.world import World", ["rose.sim.world"]),
         ("rose.judge.calls", "import rose.sim.backend", ["rose.sim.backend"]),
-        ("rose.host.hooks", "from rose.sim import markers", ["rose.sim", "rose.sim.markers"]),
+        ("rose.hooks.main", "from rose.sim import markers", ["rose.sim", "rose.sim.markers"]),
         ("rose.graph.sync", "from rose.store.facade import Store", ["rose.store.facade"]),
         ("rose.config", "from rose.store.layout import StoreDir", ["rose.store.layout"]),
         ("rose.store.facade", "from rose.judge.calls import Judge", ["rose.judge.calls"]),
@@ -285,13 +313,13 @@ def test_an_allowed_import_passes(importer: str, source: str, known: list[str]):
 
 def test_a_heavy_import_on_the_fast_path_is_reported():
     modules = {
-        "rose._entry": imports_of("def main():\n    from rose.host.hooks import main", "x"),
-        "rose.host": [],
-        "rose.host.hooks": imports_of("import json\nfrom rose.store import scan\n", "x"),
+        "rose._entry": imports_of("def main():\n    from rose.hooks.main import main", "x"),
+        "rose.hooks": [],
+        "rose.hooks.main": imports_of("import json\nfrom rose.store import scan\n", "x"),
         "rose.store": imports_of("import yaml\n", "rose.store", is_package=True),
         "rose.store.scan": imports_of("import pydantic\n", "x"),
     }
-    inits = {"rose.host": "", "rose.store": ""}
+    inits = {"rose.hooks": "", "rose.store": ""}
     problems = fast_path_problems(modules, inits)
     assert any("pydantic" in p for p in problems)
     assert any("rose.store/__init__" in p for p in problems)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rose.host.install import HOOK_SPEC, SettingsFileError, install, uninstall
+from rose.hosts.install import HOOK_SPEC, SettingsFileError, install, uninstall
 
 ROSE = "/opt/rose/bin/rose"
 

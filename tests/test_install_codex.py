@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rose.host.install import BEGIN, END, PROMPT_FILE, install, uninstall
+from rose.hosts.install import BEGIN, END, PROMPT_FILE, install, uninstall
 from tests._codex_app import install_fake, no_codex
 
 ROSE = "/opt/rose/bin/rose"
@@ -133,7 +133,7 @@ def test_codex_home_is_honoured(tmp_path, monkeypatch, hooks_off):
 
 
 def test_an_unclosed_block_is_refused_and_nothing_written(tmp_path, hooks_off):
-    from rose.host.install import InstallError
+    from rose.hosts.install import InstallError
 
     agents = codex_dir() / "AGENTS.md"
     agents.parent.mkdir(parents=True)

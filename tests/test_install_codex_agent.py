@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from rose import config
 from rose.cli import app
-from rose.host.install import install
+from rose.hosts.install import install
 from rose.store.layout import StoreDir, global_root
 from tests._codex_app import install_fake
 

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host.codex_trust import CodexTrustError
-from rose.host.install import install
+from rose.hosts.codex_trust import CodexTrustError
+from rose.hosts.install import install
 from tests._codex_app import install_fake, no_codex
 
 ROSE = "/opt/rose/bin/rose"
@@ -189,7 +189,7 @@ def test_an_untrusted_project_is_named_and_its_files_put_back(tmp_path, monkeypa
 
 
 def test_uninstall_removes_roses_trust_records_and_keeps_the_users(tmp_path, monkeypatch):
-    from rose.host.install import uninstall
+    from rose.hosts.install import uninstall
 
     fake = install_fake(tmp_path, monkeypatch)
     users_hooks_file()
@@ -205,7 +205,7 @@ def test_uninstall_removes_roses_trust_records_and_keeps_the_users(tmp_path, mon
 
 
 def test_uninstall_without_codex_still_removes_the_hooks(tmp_path, monkeypatch):
-    from rose.host.install import uninstall
+    from rose.hosts.install import uninstall
 
     install_fake(tmp_path, monkeypatch)
     install("codex", "user", rose_cmd=ROSE, trust=True)

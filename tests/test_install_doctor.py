@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from rose.host.install import install
+from rose.hosts.install import install
 from rose.inspect.doctor import wiring
 from tests._codex_app import install_fake
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from rose import tomlfile
-from rose.host import mcp_wiring as mw
-from rose.host.install import InstallError, SettingsFileError, install, uninstall
+from rose.hosts import mcp_wiring as mw
+from rose.hosts.install import InstallError, SettingsFileError, install, uninstall
 
 ROSE = "/opt/rose/bin/rose"
 SERVER = {"type": "stdio", "command": ROSE, "args": ["mcp"]}

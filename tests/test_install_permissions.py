@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host.install import BACKUP_SUFFIX, install, uninstall
+from rose.hosts.install import BACKUP_SUFFIX, install, uninstall
 from tests._unprivileged import as_unprivileged, chown_tree, world_dir
 
 ROSE = "/opt/rose/bin/rose"

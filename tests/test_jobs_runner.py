@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from rose.events import read_events
-from rose.host import jobs
+from rose.jobs import queue as jobs
 from rose.store.layout import StoreDir
 from tests import _jobkinds
 from tests._jobs import finished, make_ledger, record, wait_for
@@ -28,7 +28,7 @@ from tests._jobs import finished, make_ledger, record, wait_for
 SUBMIT = """
 import json, sys, time
 from pathlib import Path
-from rose.host.jobs import submit
+from rose.jobs.queue import submit
 from rose.store.layout import StoreDir
 out = submit(StoreDir(Path(sys.argv[1]), "project"), sys.argv[2], json.loads(sys.argv[3]))
 print(json.dumps(out), flush=True)

@@ -17,8 +17,8 @@ import pytest
 from rose import config
 from rose.errors import BackendTimeout, LearningFailed
 from rose.events import read_events
-from rose.host import learning
-from rose.host.jobs import JobContext
+from rose.jobs import learning
+from rose.jobs.queue import JobContext
 from rose.judge import calls
 from rose.model.base import BackendAnswer
 from rose.store import sessions

@@ -18,11 +18,11 @@ import pytest
 
 from rose import config
 from rose.events import read_events
-from rose.host import learning
-from rose.host.jobs import JobContext
-from rose.host.transcript import read
+from rose.jobs import learning
+from rose.jobs.queue import JobContext
 from rose.store import sessions
 from rose.store.facade import Store
+from rose.transcripts.transcript import read
 
 pytestmark = pytest.mark.graph
 
@@ -106,8 +106,8 @@ def test_without_a_transcript_units_are_absorbed_and_credit_nothing(setup):
 RACE = """
 import sys
 from pathlib import Path
-from rose.host import learning
-from rose.host.jobs import JobContext
+from rose.jobs import learning
+from rose.jobs.queue import JobContext
 from rose.store.facade import Store
 kind, project, transcript, sid = sys.argv[1:5]
 store = Store.open(Path(project))
@@ -229,7 +229,7 @@ def test_a_correction_past_the_jobs_first_window_is_still_judged_and_taught(
 ):
     """A session longer than the jobs' byte cap is read on in windows: the user's correction
     past the first one still judges the unit and mints the lesson, and nothing is cut."""
-    from rose.host import _bounded
+    from rose.transcripts import bounded as _bounded
 
     world, session, path = _corrected(store, project, "claude_code", "s-long")
     data = path.read_bytes()
@@ -247,7 +247,7 @@ def test_a_lesson_that_cannot_be_stored_keeps_the_verdicts_and_fails_the_job(
     """A store locked past its deadline while a reflection stores its lesson: what the
     reflection said is in the session's log all the same, and the job fails, visibly."""
     from rose.errors import StoreLocked
-    from rose.host import capture
+    from rose.jobs import capture
     from rose.loop import reflect as reflection
     from rose.models import Node
 

@@ -204,7 +204,7 @@ def test_starting_the_server_loads_no_rose_machinery():
     # The host starts `rose mcp` with every session: only the SDK loads before a call; the
     # store, the graph engine, the templates and the CLI wait for the first tool call.
     probe = (
-        "import sys, rose.host.mcp_server as m; m.build(); "
+        "import sys, rose.hooks.mcp_server as m; m.build(); "
         "print(sorted(n for n in sys.modules if n.split('.')[0] in "
         "('kuzu', 'ladybug', 'jinja2', 'typer', 'networkx', 'yaml') or n in "
         "('rose.store.facade', 'rose.graph.engine', 'rose.loop.recall', 'rose.judge.calls')))"

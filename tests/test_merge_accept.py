@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rose import config
 from rose.events import read_events
-from rose.host.jobs import KINDS, JobContext
+from rose.jobs.queue import KINDS, JobContext
 from rose.loop import merge as mg
 from rose.store import dag
 from rose.store.facade import Store

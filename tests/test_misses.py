@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from rose.host.drive import HookHost
 from rose.loop import route
 from rose.model.registry import simulated_model
 from rose.models import Miss
 from rose.sim import World, scoreboard
 from rose.sim.agent import Agent
+from rose.sim.drive import HookHost
 from rose.sim.transcript import claude_code
 from rose.sim.world import Task
 from rose.store.facade import Store

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from rose import config
-from rose.host import nudge
+from rose.hooks import nudge
 from rose.store.facade import Store
 
 

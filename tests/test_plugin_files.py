@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import rose
-from rose.host.install import HOOK_SPEC
-from rose.host.settings import EVENTS
+from rose.hosts.install import HOOK_SPEC
+from rose.hosts.settings import EVENTS
 
 REPO = Path(__file__).resolve().parents[1]
 RUN_HOOK = REPO / "hooks" / "run-hook"

@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host import learning
-from rose.host.jobs import JobContext
+from rose.jobs import learning
+from rose.jobs.queue import JobContext
 from rose.judge import calls
 from rose.loop.pack import load_session, save_session, session_path
 from rose.loop.review import waiting
@@ -110,7 +110,7 @@ def test_the_session_end_reflection_holds_every_copied_instruction(corpus):
 def test_a_reflector_agent_adding_a_copy_is_held(corpus):
     """The fork and block modes: the agent runs `rose add --source reflector`, and the MCP
     `add` tool is the same door. It claims the repository; the tripwire says otherwise."""
-    from rose.host.mcp_server import _add
+    from rose.hooks.mcp_server import _add
 
     store, _path, _model = corpus
     runner = CliRunner()
@@ -138,7 +138,7 @@ def test_a_reflector_must_say_where_its_lesson_came_from(corpus):
 
 @pytest.mark.parametrize("corpus", [("claude", False)], indirect=True, ids=["claude"])
 def test_a_reflector_naming_no_session_is_checked_against_the_one_at_work(corpus):
-    from rose.host.mcp_server import _add
+    from rose.hooks.mcp_server import _add
 
     done = CliRunner().invoke(
         app, ["add", "--source", "reflector", "--from", "repository", f"Note: {INJECTED[2]}"]

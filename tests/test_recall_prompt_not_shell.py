@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host.install import PROMPT_FILE, install
+from rose.hosts.install import PROMPT_FILE, install
 from tests._codex_app import install_fake
 
 NASTY = "fix the build $(touch pwned) and `touch pwned2` \"quoted\" 'single' ; touch pwned3\n"

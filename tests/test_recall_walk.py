@@ -193,7 +193,7 @@ def test_a_judgement_past_its_deadline_is_answered_late_for_the_next_prompt(
     that job's answer goes to the session's log, and the next prompt, whose own judgement
     fails too, serves what it found before the rest of the ranked apexes."""
     import rose.judge.calls as calls
-    from rose.host.jobs import JobContext
+    from rose.jobs.queue import JobContext
     from rose.loop import late
     from rose.store import sessions
 

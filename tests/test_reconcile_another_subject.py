@@ -18,7 +18,7 @@ import pytest
 
 from rose.errors import BackendUnavailable
 from rose.events import read_events
-from rose.host.capture import capture
+from rose.jobs.capture import capture
 from rose.judge.calls import Judge, for_store
 from rose.loop.consolidate import consolidate, reconcile_pending
 from rose.models import Node

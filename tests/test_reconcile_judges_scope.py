@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rose.errors import BackendUnavailable
-from rose.host.capture import capture
+from rose.jobs.capture import capture
 from rose.loop.consolidate import pending, reconcile_pending
 from rose.store import journal
 from rose.store.facade import Store

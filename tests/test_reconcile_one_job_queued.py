@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host import jobs
+from rose.jobs import queue as jobs
 from rose.loop.consolidate import pending
 from rose.store.facade import Store
 

@@ -158,7 +158,7 @@ def test_the_reflector_is_shown_the_requests_a_reply_continues():
 
 
 def test_earlier_requests_are_the_last_few_before_the_unit_each_clipped():
-    from rose.host import learning
+    from rose.jobs import learning
 
     prompts = [{"prompt": f"request {i}"} for i in range(6)]
     prompts[4]["prompt"] = "x" * 5000

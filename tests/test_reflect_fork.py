@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rose import config
-from rose.host.nudge import effective_mode
+from rose.hooks.nudge import effective_mode
 from rose.store import sessions
 from rose.store.facade import Store
 from tests._hookrun import run_hook

@@ -17,7 +17,7 @@ import pytest
 
 from rose import config
 from rose.events import read_events
-from rose.host import learning
+from rose.jobs import learning
 from rose.judge.calls import Judge
 from rose.sim import Agent, SimulatedBackend, World, examples
 from rose.sim.markers import TASK, drop

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host import jobs
+from rose.jobs import queue as jobs
 from rose.store import sessions
 from rose.store.facade import Store
 from tests._descent import level1

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host.capture import add, capture
+from rose.jobs.capture import add, capture
 from rose.judge.calls import Judge, for_store
 from rose.loop import pull, reflect, review
 from rose.loop.consolidate import NO_PROJECT

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from rose.host.drive import HookHost
 from rose.model.registry import simulated_model
 from rose.sim import World, scoreboard
 from rose.sim.agent import Agent
+from rose.sim.drive import HookHost
 from rose.sim.scoreboard import _Replies
 from rose.sim.transcript import claude_code
 

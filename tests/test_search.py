@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.host.mcp_server import _search as mcp_search
+from rose.hooks.mcp_server import _search as mcp_search
 from rose.store.facade import Store
 from rose.store.search import search, snippet
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import pytest
 
-from rose.host.drive import framed
 from rose.sim import World, scoreboard
 from rose.sim.agent import STEER, Outcome
 from rose.sim.arms import Ceiling, NoMemory
 from rose.sim.causes import CAUSES, Selection, Unit, counts, of_attempt, of_fact, taught
+from rose.sim.drive import framed
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from rose.host.drive import HookHost
 from rose.model.registry import simulated_model
 from rose.sim import Agent, World, scoreboard
+from rose.sim.drive import HookHost
 
 pytestmark = pytest.mark.graph
 

@@ -19,12 +19,12 @@ from collections import Counter
 
 import pytest
 
-from rose.host.drive import framed
 from rose.judge.calls import render
 from rose.sim import SimulatedBackend, World, examples, scoreboard
 from rose.sim.agent import FOUND, Agent
 from rose.sim.arms import Ceiling, NoMemory
 from rose.sim.causes import taught
+from rose.sim.drive import framed
 from rose.sim.realism import OFF, Realism, retention
 from rose.sim.transcript import claude_code
 

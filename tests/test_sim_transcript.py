@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import pytest
 
-from rose.host.digest import build
-from rose.host.transcript import read
 from rose.judge.calls import Judge
 from rose.sim import Agent, SimulatedBackend, World, examples
 from rose.sim.transcript import claude_code, codex
+from rose.transcripts.digest import build
+from rose.transcripts.transcript import read
 
 SEEDS = range(6)
 LESSON_ID = "n_0a1b2c3d4e5f"

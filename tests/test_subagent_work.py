@@ -17,9 +17,9 @@ import os
 import time
 from pathlib import Path
 
-from rose.host import _claude_records
-from rose.host.digest import SUBAGENT_SHARE, build
-from rose.host.transcript import Subagents, activity, read
+from rose.transcripts import _claude_records
+from rose.transcripts.digest import SUBAGENT_SHARE, build
+from rose.transcripts.transcript import Subagents, activity, read
 from tests._transcripts import fixture
 
 SID = "5c1e9a2b-7f3d-4a60-8b19-0e2d4c6f8a13"
@@ -203,7 +203,7 @@ def test_a_large_subagent_cannot_crowd_out_the_sessions_prompts(tmp_path):
 
 def test_subagents_failures_take_no_more_than_their_share(tmp_path):
     from rose import tokens
-    from rose.host.transcript import Step
+    from rose.transcripts.transcript import Step
 
     own = [Step("prompt", "ship it", 1)] + [
         Step("tool", f"make part{i}", 2 + i, name="Bash") for i in range(60)

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from rose.host.transcript import activity, read
+from rose.transcripts.transcript import activity, read
 from tests._transcripts import FIXTURES, fixture
 
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.jsonl"))

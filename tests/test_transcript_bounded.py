@@ -23,10 +23,10 @@ import pytest
 
 from rose.errors import TranscriptError
 from rose.events import read_events
-from rose.host import _bounded
-from rose.host.transcript import activity, read
 from rose.store import notices
 from rose.store.facade import Store
+from rose.transcripts import bounded as _bounded
+from rose.transcripts.transcript import activity, read
 from tests._hookrun import run_hook
 from tests._transcripts import fixture
 
@@ -178,7 +178,7 @@ def test_the_stop_hook_reports_a_cut_and_reads_on_next_turn(store: Store, projec
 def test_a_job_reads_past_its_cap_in_windows_with_lines_counted_on(tmp_path, monkeypatch):
     path = tmp_path / "session.jsonl"
     path.write_bytes(_prompt("use pip") + _filler(3000) * 4 + _prompt("no, use uv"))
-    from rose.host.learning import _byte_range
+    from rose.jobs.learning import _byte_range
 
     whole = read(path)
     last = len(path.read_bytes()) - len(_prompt("no, use uv"))
@@ -192,7 +192,7 @@ def test_a_job_reads_past_its_cap_in_windows_with_lines_counted_on(tmp_path, mon
 
 
 def test_a_job_that_reads_a_cut_transcript_logs_the_cut(store: Store, tmp_path, monkeypatch):
-    from rose.host import learning
+    from rose.jobs import learning
 
     path = tmp_path / "session.jsonl"
     path.write_bytes(_prompt("use pip") + _filler(3000) + _prompt("no, use uv"))
@@ -214,7 +214,7 @@ def test_rose_status_says_in_one_line_what_was_cut(store: Store, project: Path):
     from typer.testing import CliRunner
 
     from rose.cli import app
-    from rose.host.nudge import _activity
+    from rose.hooks.nudge import _activity
 
     assert "\ntranscript " not in CliRunner().invoke(app, ["status"]).output
     path = project / "session.jsonl"

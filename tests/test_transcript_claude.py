@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from rose.host.transcript import Step, Transcript, read, units
+from rose.transcripts.transcript import Step, Transcript, read, units
 from tests._transcripts import fixture
 
 

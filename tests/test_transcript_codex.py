@@ -17,8 +17,8 @@ import json
 
 import pytest
 
-from rose.host._codex_records import failure
-from rose.host.transcript import read
+from rose.transcripts._codex_records import failure
+from rose.transcripts.transcript import read
 from tests._transcripts import fixture
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rose.errors import RoseError, TranscriptError
-from rose.host.transcript import activity, read
+from rose.transcripts.transcript import activity, read
 
 
 def test_a_missing_file_names_the_path_and_what_to_give(tmp_path):

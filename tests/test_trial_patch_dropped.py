@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from rose.cli import app
 from rose.events import read_events
-from rose.host import learning
 from rose.inspect.status import status
+from rose.jobs import learning
 from rose.loop import descend, trial
 from rose.models import claim_id
 from rose.store.facade import Store

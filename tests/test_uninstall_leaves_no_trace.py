@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from rose.host.install import install, uninstall
-from rose.host.settings import dump
+from rose.hosts.install import install, uninstall
+from rose.hosts.settings import dump
 
 ROSE = "/opt/rose/bin/rose"
 SETTINGS = {"model": "opus", "permissions": {"allow": ["Bash(git status)"]}, "theme": "dark"}

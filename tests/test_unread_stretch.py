@@ -7,7 +7,7 @@ start, resumed with no new nudge, when that one died or failed half way; from 0 
 
 from __future__ import annotations
 
-from rose.host._unread import unread
+from rose.jobs._unread import unread
 
 
 def _nudge(start: int, end: int, mode: str = "background") -> dict:

@@ -26,8 +26,8 @@ def digest(
     session is cut to the budget, keeping prompts, failures, citations and the final
     message first; `[… N steps left out …]` marks each cut.
     """
-    from rose.host import digest as digests
-    from rose.host.transcript import read
+    from rose.transcripts import digest as digests
+    from rose.transcripts.transcript import read
 
     t = read(path)
     d = digests.build(t, budget_tokens=budget)

@@ -59,7 +59,7 @@ def used(
     With --failed (alone or beside them), a detached job restores the detail that may
     explain the failure to the compressed lessons the work was served.
     """
-    from rose.host.learning import report_failure
+    from rose.jobs.learning import report_failure
     from rose.store.facade import Store
 
     spans = [_span(v) for v in load_bearing or []]

@@ -44,7 +44,7 @@ def import_file(
     at a time. Nothing is stored until the whole file is split: if the model fails, the
     error names the file and nothing of it is kept.
     """
-    from rose.host.importing import import_file as run
+    from rose.jobs.importing import import_file as run
 
     if scope not in (None, "project", "global"):
         raise typer.BadParameter("must be project or global", param_hint="--scope")

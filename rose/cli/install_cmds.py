@@ -53,8 +53,8 @@ def install(
     mcp: bool = typer.Option(True, "--mcp/--no-mcp", help=_MCP_HELP),
 ) -> None:
     """Wire ROSE's hooks into Claude Code or Codex (help text: _INSTALL_HELP)."""
-    from rose.host.install import install as do_install
-    from rose.host.install import trust_preview
+    from rose.hosts.install import install as do_install
+    from rose.hosts.install import trust_preview
 
     if trust and target != "codex":
         raise typer.BadParameter("--trust is for --target codex", param_hint="--trust")
@@ -86,6 +86,6 @@ def uninstall(
 
     A hooks folder left empty by that (a project's .claude/) is removed too.
     """
-    from rose.host.install import uninstall as do_uninstall
+    from rose.hosts.install import uninstall as do_uninstall
 
     typer.echo(do_uninstall(target, scope, dry_run=dry_run, force=force).render())

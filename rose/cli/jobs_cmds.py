@@ -40,8 +40,8 @@ def jobs(
     runs it again, or delete them there to forget it. Finished jobs are pruned after
     `jobs.keep_days`.
     """
-    from rose.host.jobs import jobs as ledger
-    from rose.host.jobs import retry as run_again
+    from rose.jobs.queue import jobs as ledger
+    from rose.jobs.queue import retry as run_again
     from rose.store.facade import Store
 
     if job_id and not retry:
@@ -74,8 +74,8 @@ def jobs(
 
 def _run_waiting(store_dir) -> None:
     """Run what waits in this process, jobs those queue included, then one line a job."""
-    from rose.host.jobs import held, run_here
-    from rose.host.jobs import jobs as ledger
+    from rose.jobs.queue import held, run_here
+    from rose.jobs.queue import jobs as ledger
 
     waiting = [r["id"] for r in ledger(store_dir) if r.get("state") in ("queued", "deferred")]
     if not waiting:

@@ -73,7 +73,7 @@ def add(
     the global store only once you confirm it, or say --scope global). A reflector's lesson
     that repeats outside content its session read waits for your review (`rose review`).
     """
-    from rose.host.capture import add as teach
+    from rose.jobs.capture import add as teach
 
     if scope not in (None, "project", "global"):
         raise typer.BadParameter("must be project or global", param_hint="--scope")

@@ -19,6 +19,6 @@ def mcp() -> None:
     this store's log wrote last). `rose install` registers it for Claude Code and Codex.
     Failures come back as tool errors; the server keeps running.
     """
-    from rose.host.mcp_server import main
+    from rose.hooks.mcp_server import main
 
     raise typer.Exit(main())

@@ -121,6 +121,6 @@ def hook(
     event: str = typer.Argument(..., help="session-start, user-prompt-submit, stop, ..."),
 ) -> None:
     """Run one host hook: reads the host's JSON on stdin, answers in its format, exits 0."""
-    from rose.host.hooks import main
+    from rose.hooks.main import main
 
     raise typer.Exit(main([event]))

@@ -49,7 +49,7 @@ def accept(
     and its scope judged: a lesson true anywhere may go to the global store. It asks you to
     confirm, in a terminal: an agent's command, with none, is refused.
     """
-    from rose.host.capture import settle_accepted
+    from rose.jobs.capture import settle_accepted
     from rose.loop.review import accept as take
     from rose.store.facade import Store
 

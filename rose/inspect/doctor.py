@@ -183,7 +183,7 @@ def _launcher_problem(prog: list[str]) -> str | None:
 
 def _wired_in(data: dict) -> dict[str, list[list[str]]]:
     """ROSE event -> the launcher of every handler that runs `rose hook <event>`."""
-    from rose.host import settings as sj
+    from rose.hosts import settings as sj
 
     found: dict[str, list[list[str]]] = {}
     for groups in data.get("hooks", {}).values():
@@ -195,7 +195,7 @@ def _wired_in(data: dict) -> dict[str, list[list[str]]]:
 
 
 def _location(name: str, path: Path, found: dict[str, list[list[str]]]) -> dict[str, str]:
-    from rose.host.settings import EVENTS
+    from rose.hosts.settings import EVENTS
 
     progs = {" ".join(p) for ps in found.values() for p in ps}
     where = f"{len(found)}/{len(EVENTS)} events -> {', '.join(sorted(progs))} ({path})"
@@ -220,8 +220,8 @@ def _enabled_plugin(data: dict) -> str | None:
 
 def _hook_places(target: str, scope: str, project_dir: Path | None) -> list[dict[str, str]]:
     """The checks for one hooks file: ROSE's hooks in it and, for Claude, the plugin."""
-    from rose.host import settings as sj
-    from rose.host.install import hooks_file
+    from rose.hosts import settings as sj
+    from rose.hosts.install import hooks_file
 
     name = f"hooks {target} {scope}"
     path = hooks_file(target, scope, project_dir)
@@ -240,7 +240,7 @@ def _hook_places(target: str, scope: str, project_dir: Path | None) -> list[dict
 def wiring(project_dir: Path | None = None) -> list[dict[str, str]]:
     """Which hooks are wired where (Claude Code user/project/plugin, Codex), and whether
     each wired command points at a rose that exists."""
-    from rose.host.install import BEGIN, agents_file
+    from rose.hosts.install import BEGIN, agents_file
 
     checks: list[dict[str, str]] = []
     for target in ("claude", "codex"):
@@ -290,7 +290,7 @@ def wiring(project_dir: Path | None = None) -> list[dict[str, str]]:
 def mcp_server(project_dir: Path | None = None) -> list[dict[str, str]]:
     """Where ROSE's MCP server (`rose mcp`) is registered, and whether its command would
     start; a warning when no host has it (the agent can still be served, not pull)."""
-    from rose.host import mcp_wiring as mw
+    from rose.hosts import mcp_wiring as mw
 
     out: list[dict[str, str]] = []
     for target in ("claude", "codex"):
@@ -322,8 +322,8 @@ def mcp_server(project_dir: Path | None = None) -> list[dict[str, str]]:
 def _codex_trust(project_dir: Path | None, checks: list[dict[str, str]]) -> list[dict[str, str]]:
     """Whether Codex trusts ROSE's hooks for their current content, per wired scope: Codex
     runs no hook it does not trust (and `codex exec` skips one without a word)."""
-    from rose.host import codex_trust as ct
-    from rose.host.install import hooks_file
+    from rose.hosts import codex_trust as ct
+    from rose.hosts.install import hooks_file
 
     wired = [s for s in ("user", "project") if f"hooks codex {s}" in {c["name"] for c in checks}]
     if not wired:
@@ -349,7 +349,7 @@ def _codex_trust(project_dir: Path | None, checks: list[dict[str, str]]) -> list
 
 
 def _trust_line(scope: str, path: Path, hooks: list, codex: str, cwd: Path) -> dict[str, str]:
-    from rose.host import codex_trust as ct
+    from rose.hosts import codex_trust as ct
 
     name = f"trust codex {scope}"
     fix = "rose install --target codex" + (" --scope project" if scope == "project" else "")

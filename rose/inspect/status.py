@@ -13,8 +13,8 @@ from typing import Any
 
 from rose.events import read_events
 from rose.graph.engine import version
-from rose.host.jobs import summary as jobs_summary
 from rose.inspect.precision import precision
+from rose.jobs.queue import summary as jobs_summary
 from rose.loop.compress import held_out_summary
 from rose.loop.consolidate import captured
 from rose.loop.counterfactual import agreement

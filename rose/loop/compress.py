@@ -37,7 +37,7 @@ from rose.store import dag
 from rose.store.facade import Store
 
 if TYPE_CHECKING:
-    from rose.host.jobs import JobContext
+    from rose.jobs.queue import JobContext
 
 #: A candidate this much shorter that declares no dropped claim is under-reported.
 UNDER_REPORTED = 0.15

@@ -38,7 +38,7 @@ A judge that cannot answer (`OUTAGES`) never costs the lesson: it is stored as i
 in the scope asked for (else its own), with `"reconcile"` in `Node.provisional` (its
 title and gist stay provisional where they were derived, and `"scope"` is there too when
 no one chose or judged it), and `reconcile_job` reconciles every such lesson later. The
-caller queues that job (`rose.host.capture`; a stage may not reach into the job runner).
+caller queues that job (`rose.jobs.capture`; a stage may not reach into the job runner).
 A later reconcile asks `scope` first where it is provisional, and moves a lesson judged
 global out of the project store (`Store.move`, one journalled unit): filed locally, a
 global lesson would be lost to every other repository. One judged project but filed
@@ -84,7 +84,7 @@ from rose.store.facade import Store, redacted
 from rose.text import shorten
 
 if TYPE_CHECKING:
-    from rose.host.jobs import JobContext
+    from rose.jobs.queue import JobContext
 
 #: Who offered a lesson (`source`): a reflection, the session end, or the user.
 Source = Literal["reflector", "session-end", "user"]
@@ -106,7 +106,7 @@ class Consolidated:
     `apart`: the subjects of a refinement that its target's title and gist do not name, for
     which it was kept as a lesson of its own. `store` is the store it landed in (a new one,
     when it had to be created). `pending` lists the lessons of that store still waiting for
-    `reconcile_job`; `job` is what queueing it came to (`rose.host.capture` fills it in).
+    `reconcile_job`; `job` is what queueing it came to (`rose.jobs.capture` fills it in).
     """
 
     store: Store
@@ -356,7 +356,7 @@ def take_in(store: Store) -> list[str]:
 
 
 def _noted(store: Store, session: str, lesson_id: str, source: str) -> None:
-    """Note in the session's log that a lesson came of it (`rose.host.capture.note_minted`)."""
+    """Note in the session's log that a lesson came of it (`rose.jobs.capture.note_minted`)."""
     from rose.store import sessions
 
     if session:

@@ -58,7 +58,7 @@ from rose.models import Correction
 from rose.store.facade import Store
 
 if TYPE_CHECKING:
-    from rose.host.jobs import JobContext
+    from rose.jobs.queue import JobContext
 
 #: The event of a checked pair, and of a pair whose check failed.
 CHECKED = "counterfactual"

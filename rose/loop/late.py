@@ -19,7 +19,7 @@ from rose.errors import MODEL_FAILURES
 from rose.store import sessions
 
 if TYPE_CHECKING:
-    from rose.host.jobs import JobContext
+    from rose.jobs.queue import JobContext
 
 #: The verdicts that serve a lesson.
 _SERVED = ("relevant", "maybe")

@@ -54,7 +54,7 @@ from rose.models import Claim, Node, farthest
 from rose.store.facade import Store
 
 if TYPE_CHECKING:
-    from rose.host.jobs import JobContext
+    from rose.jobs.queue import JobContext
 
 Result = Literal["accepted", "rejected", "failed", "dry-run"]
 

@@ -120,3 +120,24 @@ def empty_streak(entries: list[Row]) -> int:
     if seen:
         streak = 0 if produced else streak + 1
     return streak
+
+
+def block_reason(root: str, session_id: str) -> str:
+    """What the agent is asked to do with its one extra turn (also the fork's prompt)."""
+    from rose.store.view import render
+
+    served = _served(root, session_id)
+    return render("inject/reflect", session=session_id, served=served)
+
+
+def _served(root: str, session_id: str) -> list[str]:
+    """The lesson ids the session has had in context, most recent unit first, as listed."""
+    from rose.store import sessions
+
+    seen: list[str] = []
+    for e in reversed(sessions.read(root, session_id)):
+        if e.get("t") == "prompt":
+            for i in e.get("served") or []:
+                if isinstance(i, str) and i not in seen:
+                    seen.append(i)
+    return seen

@@ -1,4 +1,4 @@
-"""Pull: the memory the agent asks for itself, through `rose mcp` (rose/host/mcp_server.py).
+"""Pull: the memory the agent asks for itself, through `rose mcp` (rose/hooks/mcp_server.py).
 
 The prompt hook pushes what recall chose; these let the agent pull more while it works:
 recall for a question of its own (the same recall the hook runs), one lesson in full with

@@ -10,7 +10,7 @@ fact nobody had taught yet (no memory could have served it), or, with the world'
 distraction on, lost one it was given among the rest of its context: rarely, its block
 being short. Its lesson is framed by the
 caller's `render` (a lesson row to the block, as the prompt hook frames one: ROSE's
-`rose.host.drive.framed`), so its tokens compare with what the other arms inject.
+`rose.sim.drive.framed`), so its tokens compare with what the other arms inject.
 """
 
 from __future__ import annotations

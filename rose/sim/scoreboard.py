@@ -1,6 +1,6 @@
 """The scoreboard's world side: a seeded stream of tasks worked through a host, and the score.
 
-A *host* is whatever serves memory: ROSE through its real hooks (`rose.host.drive`), or a
+A *host* is whatever serves memory: ROSE through its real hooks (`rose.sim.drive`), or a
 benchmark arm (no memory, every lesson in full, relevance filtering alone). For each
 session the host is given the user's prompt and answers with the block it injects; the
 simulated agent works the task from that block, the user steers after a failure, and the

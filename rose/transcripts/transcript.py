@@ -9,11 +9,11 @@ hook, which runs every turn: it counts from where the last call stopped, and nev
 a line still being written.
 
 Both read only regular files, at most so many bytes at a time and for so long
-(`rose.host._bounded`): `activity` stops at its byte cap and the next call reads on, `read`
+(`rose.transcripts.bounded`): `activity` stops at its byte cap and the next call reads on, `read`
 reads on in further windows to the end; what a bound left unread is in the result's `cut`
 and `unread`, for the caller to report.
 
-A Claude Code session's subagents are read with it (`rose.host._claude_records` says where
+A Claude Code session's subagents are read with it (`rose.transcripts._claude_records` says where
 the host writes them): `read` reads every subagent a tool result names, within the same
 bounds; `activity` reads a subagent's file once, when the result that ends it is in the
 growth it counts, within what its bounds left. A subagent file that is missing or cannot
@@ -29,8 +29,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rose.errors import TranscriptError
-from rose.host import _bounded, _claude_records, _codex_records
-from rose.host._records import Step
+from rose.transcripts import _claude_records, _codex_records
+from rose.transcripts import bounded as _bounded
+from rose.transcripts._records import Step
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rose.host.jobs import jobs, submit
+from rose.jobs.queue import jobs, submit
 from rose.loop.consolidate import Consolidated, consolidate
 from rose.models import Node
 from rose.store import intake
@@ -69,8 +69,8 @@ def screen(
     a transcript that cannot be read holds nothing (the reflection reading it fails on its
     own). Returns how many it held."""
     from rose.errors import RoseError
-    from rose.host.outside import Outside, outside_texts
     from rose.loop.reflect import hold
+    from rose.transcripts.outside import Outside, outside_texts
 
     if not (transcript and lessons):
         return 0

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from rose.events import append_event
-from rose.host._payload import Root, host_of, roots_for, session_id
+from rose.hosts.payload import Root, host_of, roots_for, session_id
 from rose.loop.pack import Pack, load_session, pack, save_session, session_path
 from rose.store import notices, scan, sessions
 
@@ -150,7 +150,7 @@ def _pre_compact(payload: dict, roots) -> None:
 def _stop(payload: dict, roots) -> dict | None:
     """Count the stop; absorb each unit of work once complete (a later prompt began); then
     start a reflection when the turns since the last one had enough substance
-    (`rose.host.nudge`). Only `reflect.mode: block` answers the host."""
+    (`rose.hooks.nudge`). Only `reflect.mode: block` answers the host."""
     if not roots:
         return None
     ready: list[int] = []
@@ -164,8 +164,8 @@ def _stop(payload: dict, roots) -> dict | None:
 
     _with_session(roots, payload, count)
     sid = session_id(payload)
-    from rose.host.jobs import submit  # settings and the job runner: off the prompt path
-    from rose.host.nudge import on_stop
+    from rose.hooks.nudge import on_stop
+    from rose.jobs.queue import submit  # settings and the job runner: off the prompt path
 
     if ready:
         transcript = str(payload.get("transcript_path") or "")
@@ -183,7 +183,7 @@ def _session_end(payload: dict, roots) -> None:
     turns is logged again, the same end reported twice is not. With no store at all, the
     global store is made to hold the job: a session is never learnt from by nobody.
     """
-    from rose.host.jobs import submit  # only this hook submits: keep it off the prompt path
+    from rose.jobs.queue import submit  # only this hook submits: keep it off the prompt path
 
     if not roots:
         if not payload.get("transcript_path"):
@@ -382,7 +382,7 @@ def _nothing_served(note: str, kept: list[str], *, empty: bool, turn: int) -> di
 def _answer_late(roots, sid: str, turn: int, questions: list) -> None:
     """Hand the relevance questions that ran out of time to a job that asks them again, for
     the session's next prompt (`rose.loop.late`)."""
-    from rose.host.jobs import submit
+    from rose.jobs.queue import submit
 
     payload = {"session": sid, "turn": turn, "questions": questions}
     store = roots[0].store()
@@ -399,8 +399,8 @@ def _headed(view: dict, rec: dict, host: str, cwd: object) -> dict:
 
 
 def _pull(host: str, cwd: object) -> bool:
-    """Whether `host` runs ROSE's MCP server for this session (rose/host/mcp_wiring.py)."""
-    from rose.host import mcp_wiring
+    """Whether `host` runs ROSE's MCP server for this session (rose/hosts/mcp_wiring.py)."""
+    from rose.hosts import mcp_wiring
 
     try:
         return mcp_wiring.registered(host, cwd if isinstance(cwd, str) else None)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rose.errors import RoseError
-from rose.host.capture import capture
+from rose.jobs.capture import capture
 from rose.judge.base import Judge
 from rose.judge.models import SplitLesson
 from rose.loop.consolidate import Consolidated

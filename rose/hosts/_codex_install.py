@@ -1,12 +1,12 @@
 """The Codex half of `rose install` / `rose uninstall` that talks to Codex: which recall
 route a Codex gets, what trusting ROSE's hooks said, and taking ROSE's trust records out
-of Codex's config on uninstall (rose/host/codex_trust.py speaks to Codex)."""
+of Codex's config on uninstall (rose/hosts/codex_trust.py speaks to Codex)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rose.host import codex_trust as ct
+from rose.hosts import codex_trust as ct
 
 
 def trust_records(codex: str | None, path: Path, cwd: Path) -> list[str]:

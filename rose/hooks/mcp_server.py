@@ -8,7 +8,7 @@ apexes) and `used` (which lessons bore on the work, recorded exactly as `rose us
 records it); `search` (lessons by their words, as `rose search` finds them, less those held
 for the user's review, whose text no agent may read); and `add` (a lesson the agent learnt,
 taught as `rose add --source reflector` with where its content came from, through
-`rose.host.capture.add`).
+`rose.jobs.capture.add`).
 
 Each call opens the store for the server's working directory (the host starts the server
 in the project), does its one unit of work and closes it: the server never holds the graph
@@ -187,11 +187,11 @@ def _search(store: Any, query: str, limit: int) -> str:
 
 
 def _add(text: str, provenance: str, title: str | None, session: str | None) -> str:
-    """The `add` tool's work: `rose.host.capture.add` as a reflector, its one line back."""
+    """The `add` tool's work: `rose.jobs.capture.add` as a reflector, its one line back."""
     from mcp.server.mcpserver.exceptions import ToolError
 
     from rose.errors import RoseError
-    from rose.host.capture import add
+    from rose.jobs.capture import add
 
     try:
         done = add(text, title=title, source="reflector", provenance=provenance, session=session)

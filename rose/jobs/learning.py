@@ -36,11 +36,11 @@ from rose.store import absorb as absorbing
 from rose.store import sessions
 
 if TYPE_CHECKING:
-    from rose.host.jobs import JobContext
-    from rose.host.transcript import Step, Transcript
+    from rose.jobs.queue import JobContext
     from rose.judge.base import Judge
     from rose.models import Episode, Miss, Node
     from rose.store.facade import Store
+    from rose.transcripts.transcript import Step, Transcript
 
 #: Characters of a prompt compared when finding a unit's part of the transcript.
 MATCH_CHARS = 200
@@ -64,8 +64,8 @@ def unit_steps(t: Transcript, prompts: Sequence[tuple[int, str]]) -> dict[int, t
     correction typed without a prompt hook of its own (or one the log does not know) stays
     in the unit before it.
     """
-    from rose.host.transcript import units
     from rose.redact import redact
+    from rose.transcripts.transcript import units
 
     parts = units(t)
     heads = [_norm(redact(p[0].text)) if p and p[0].kind == "prompt" else "" for p in parts]
@@ -92,7 +92,7 @@ def _read(store: Store, path: str, session_id: str) -> Transcript | None:
     if not path:
         return None
     from rose.errors import RoseError
-    from rose.host.transcript import read
+    from rose.transcripts.transcript import read
 
     try:
         t = read(Path(path))
@@ -128,9 +128,9 @@ def assess_units(store: Store, session_id: str, transcript: str, *, final: bool)
 
     A unit judged a failure (or partial) descends from the compressed lessons it was served
     and notes a knowledge gap for a level-0 lesson it used (`rose.loop.descend`)."""
-    from rose.host.digest import build
     from rose.judge.calls import for_store
     from rose.loop import attribute
+    from rose.transcripts.digest import build
 
     root = str(store.primary.root)
     entries = sessions.read(root, session_id)
@@ -191,7 +191,7 @@ def report_failure(store: Store, session_id: str, failure: str, *, turn: int | N
     the latest) failed: queue a `restore` job, which descends mid-session from what that
     unit was served. Returns the turn."""
     from rose.errors import RoseError
-    from rose.host.jobs import submit
+    from rose.jobs.queue import submit
 
     if not failure.strip():
         raise RoseError("--failed names no failure: say what went wrong (the errors, symptoms)")
@@ -298,7 +298,7 @@ def _judging_failed(failed: dict[int, str]) -> Exception:
 def _byte_range(path: str, start: int, end: int | None) -> tuple[int, int | None]:
     """The transcript lines (1-based, end exclusive) that bytes `start`..`end` hold."""
     from rose.errors import TranscriptError
-    from rose.host import _bounded
+    from rose.transcripts import bounded as _bounded
 
     first = last = 1
     lines = _bounded.Windows(Path(path), 0, _bounded.JOB_BYTES, _bounded.JOB_SECONDS, partial=False)
@@ -347,9 +347,9 @@ def reflect_on(
     made if it has none. `turn` is the unit of work the reflection was started in (None:
     the latest): its prompt and served lessons are what the reflector is shown, and its
     episode is where the verdicts go."""
-    from rose.host.capture import screen
-    from rose.host.digest import build
+    from rose.jobs.capture import screen
     from rose.judge.calls import for_store
+    from rose.transcripts.digest import build
 
     t = _read(store, transcript, session_id)
     if t is None:
@@ -427,7 +427,7 @@ def _captured(
     or hit the same disk, and a retried job mints the same lessons again (their ids come
     from the work)."""
     from rose.errors import RoseError
-    from rose.host.capture import capture, minted_ids
+    from rose.jobs.capture import capture, minted_ids
 
     where = Path(cwd) if cwd and os.path.isdir(cwd) else None
     into = store
@@ -468,7 +468,7 @@ def reflect_fork(job: JobContext) -> None:
     through `rose used` and `rose add`, which write to this session's log. Without a
     `claude` on PATH the reflection runs in background mode instead, and says so.
     """
-    from rose.host.nudge import block_reason
+    from rose.loop.occasion import block_reason
 
     p = job.payload
     sid = str(p["session"])
@@ -497,8 +497,8 @@ def session_end(job: JobContext) -> None:
     """The session is over: judge and absorb every unit left, reflect once over what no
     reflection read, log that it ended, and prune old scratch. Safe to retry: each unit is
     judged and absorbed once, and the closing reflection runs once (its `nudge` entry)."""
-    from rose.host._payload import session_id
-    from rose.host.jobs import prune_sessions
+    from rose.hosts.payload import session_id
+    from rose.jobs.queue import prune_sessions
     from rose.loop.pack import load_session, session_path
 
     p = job.payload
@@ -555,7 +555,7 @@ def _queue_follow_ups(job: JobContext, store: Store, sid: str, written: list[Epi
     """Queue, not spawn, what the session's episodes earned: the runner that ran this job
     drains the queue. Compression and merges after a successful use; a counterfactual check of
     attribution after an attributed episode that served something, unless it is off."""
-    from rose.host.jobs import submit
+    from rose.jobs.queue import submit
 
     n = len(written)
     if any(e.outcome == "success" and e.used for e in written):
@@ -571,8 +571,8 @@ def _closing_reflection(store: Store, sid: str, transcript: str, cwd: str) -> No
     """Reflect over the transcript after the last reflection's end, once per session end
     (whatever `reflect.mode` says: `off` means nothing until the session ends). A resumed
     session that ends again reflects on what it added; a retried job on what it missed
-    (`rose.host._unread`)."""
-    from rose.host._unread import unread
+    (`rose.jobs._unread`)."""
+    from rose.jobs._unread import unread
 
     root = str(store.primary.root)
     start, resumed = unread(sessions.read(root, sid))

@@ -1,6 +1,6 @@
 """The `rose mcp` tools called in-process, as an MCP client calls them, for a driven agent.
 
-`rose.host.drive.HookHost.tools` hands the agent it drives one of these for its session, so
+`rose.sim.drive.HookHost.tools` hands the agent it drives one of these for its session, so
 that what the agent pulls goes through the door the server's tools go through
 (`rose.loop.pull.call`), against the same store, without the stdio round trip. Each call
 opens the store as the server does (here the host's folder is the working directory),

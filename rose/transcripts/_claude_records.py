@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from rose.host._records import Calls, Step, first_line, fold, summary
+from rose.transcripts._records import Calls, Step, first_line, fold, summary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

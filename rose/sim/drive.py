@@ -2,11 +2,11 @@
 
 For `rose demo` and the quality benchmark: a store of its own in a folder of its own,
 lessons seeded into it through the Store, and each session run through the real hook
-entry point (`rose.host.hooks.main`: the host's JSON payload on stdin, its answer read back
+entry point (`rose.hooks.main.main`: the host's JSON payload on stdin, its answer read back
 from stdout), so the prompt hook's every path (the recall view, the model-driven walk, the
 session record, the session log) runs as it does under a host. The one difference: the
 Stop and SessionEnd hooks hand their work to jobs, and here no runner is started for them
-(`rose.host.jobs.held`): the jobs run at once in this process (`rose.host.jobs.run_here`),
+(`rose.jobs.queue.held`): the jobs run at once in this process (`rose.jobs.queue.run_here`),
 so a turn's absorption and reflection are done before the next prompt and a session's
 episodes are on disk when it ends. `tests/test_demo_hooks.py` runs the same loop through `rose hook`
 processes and the real detached job.
@@ -19,7 +19,7 @@ what it reports (model calls, lessons, episodes, each stage's figures) is what t
 and the store recorded. With `pull`, the folder registers ROSE's MCP server as a project
 whose person approved it (so the injected block says the tools are there) and `tools`
 gives the agent the server's tools for a session, called in-process
-(`rose.host.pull_client`).
+(`rose.hooks.pull_client`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ from rose import config
 from rose.atomic import write_json, write_text
 from rose.errors import RoseError
 from rose.events import TIMEOUT, read_events
-from rose.host import hooks, jobs
+from rose.hooks import main as hooks
+from rose.jobs import queue as jobs
 from rose.loop.compress import held_out_summary
 from rose.loop.counterfactual import agreement
 from rose.loop.merge import merge_summary
@@ -338,7 +339,7 @@ class HookHost:
 
     def tools(self, session: str) -> Any:
         """The MCP server's tools for `session`, in-process (`PullClient`); None without `pull`."""
-        from rose.host.pull_client import PullClient
+        from rose.hooks.pull_client import PullClient
 
         return PullClient(self.folder, session, self.tally.take) if self.pull else None
 

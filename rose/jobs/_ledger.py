@@ -1,4 +1,4 @@
-"""The job ledger's files and locks (see `rose.host.jobs` for the design and why it is
+"""The job ledger's files and locks (see `rose.jobs.queue` for the design and why it is
 race-free). Every function that reads, decides and writes here runs under `locked`."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from rose.store.layout import StoreDir
 
 if TYPE_CHECKING:
     from rose.config import Config
-    from rose.host.jobs import Kind
+    from rose.jobs.queue import Kind
 
 MAX_ATTEMPTS = 2  # a kind with retry=True runs at most twice
 TAIL_LINES = 20
@@ -166,7 +166,7 @@ def claim(store_dir: StoreDir, cfg: Config, slot: int) -> dict | None:
     if not queued:
         return None
     rec = queued[0]
-    from rose.host.jobs import deadline
+    from rose.jobs.queue import deadline
 
     calls, writes = (list(rec.get("calls") or []) + [0, 0])[:2]
     limit = float(rec.get("deadline_s") or deadline(int(calls), int(writes), cfg))

@@ -1,6 +1,6 @@
 """The MCP half of `rose install` / `rose uninstall`: the `rose` entry in Claude Code's
 ~/.claude.json or a project's .mcp.json, and the `[mcp_servers.rose]` table in Codex's
-config.toml (where the hosts read them: rose/host/mcp_wiring.py).
+config.toml (where the hosts read them: rose/hosts/mcp_wiring.py).
 
 Each edit is surgical and checked before anything is written: only ROSE's own entry is
 added, replaced or removed; every other key keeps its place and value. A server named
@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from rose import tomlfile
-from rose.host import mcp_wiring as mw
-from rose.host import settings as sj
-from rose.host.install import FileChange, read_or_none
-from rose.host.settings import InstallError, SettingsFileError
+from rose.hosts import mcp_wiring as mw
+from rose.hosts import settings as sj
+from rose.hosts.install import FileChange, read_or_none
+from rose.hosts.settings import InstallError, SettingsFileError
 
 _NOT_OURS = (
     "already has an MCP server named rose that is not ROSE's (it does not run `rose mcp`); "

@@ -25,7 +25,7 @@ What this relies on about the hosts (checked against their documentation and sch
   integer "timeout" (default 600 s) and "statusMessage"; UserPromptSubmit and Stop ignore a
   matcher; the file's root may hold only "hooks" and "description". Every non-managed hook
   runs only after the user trusts it (in /hooks, or through `codex app-server`: see
-  rose/host/codex_trust.py), and trust is keyed to the hook's content.
+  rose/hosts/codex_trust.py), and trust is keyed to the hook's content.
   Codex caps SessionEnd at 3 s (default 1 s; openai/codex#33895). Hooks are on by default;
   older Codex releases need `[features] codex_hooks = true`.
 - Both hosts hand the command string to a shell (Claude Code: bash/sh; Codex: `$SHELL -lc`,
@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rose.atomic import write_text
-from rose.host import settings as sj
-from rose.host.settings import (
+from rose.hosts import settings as sj
+from rose.hosts.settings import (
     EVENTS,
     MARKER,
     FileNotWritable,
@@ -207,7 +207,7 @@ def install(
         raise InstallError("--trust is for --target codex: Claude Code has no hook trust")
     report = _run("install", target, scope, dry_run, force, project_dir, rose_cmd, trust, mcp)
     if target == "codex":  # the quickstart is complete: ROSE's own calls go to Codex too
-        from rose.host._codex_install import agent_note
+        from rose.hosts._codex_install import agent_note
 
         note = agent_note(scope, project_dir, dry_run=dry_run)
         report.notes += [note] if note else []
@@ -245,10 +245,10 @@ def uninstall(
 
 
 def _run(action, target, scope, dry_run, force, project_dir, rose_cmd, trust=False, mcp=True):  # noqa: C901
-    from rose.host import _codex_install as cx
-    from rose.host import _mcp_install as mx
-    from rose.host import codex_trust as ct
-    from rose.host import mcp_wiring as mw
+    from rose.hosts import _codex_install as cx
+    from rose.hosts import _mcp_install as mx
+    from rose.hosts import codex_trust as ct
+    from rose.hosts import mcp_wiring as mw
 
     if target not in TARGETS:
         raise InstallError(f"unknown target {target!r}: choose one of {', '.join(TARGETS)}")

@@ -13,12 +13,12 @@ from collections import deque
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from rose.host import _ledger as ledger
+from rose.jobs import _ledger as ledger
 from rose.redact import redact
 from rose.store.layout import StoreDir
 
 if TYPE_CHECKING:
-    from rose.host.jobs import Kind
+    from rose.jobs.queue import Kind
 
 _TERM_GRACE_S = 2.0  # between SIGTERM and SIGKILL when a job passes its deadline
 _PIPE_WAIT_S = 2.0  # after the job's group is killed, for its output to drain
@@ -59,7 +59,7 @@ def _run(store_dir: StoreDir, rec: dict, registry: dict[str, Kind]) -> None:
     if int(rec.get("attempt", 1)) > 1:
         log.line(f"[rose] attempt {rec['attempt']} of job {job_id}")
     give_up = time.monotonic() + float(rec["deadline_s"])
-    argv = [sys.executable, "-m", "rose.host.jobs", "exec", str(store_dir.root), store_dir.scope]
+    argv = [sys.executable, "-m", "rose.jobs.queue", "exec", str(store_dir.root), store_dir.scope]
     proc = subprocess.Popen(
         [*argv, job_id],
         stdin=subprocess.DEVNULL,

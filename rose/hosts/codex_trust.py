@@ -16,7 +16,7 @@ What this relies on (Codex 0.171, checked against the real binary; see docs/code
 - A project's .codex/hooks.json is listed only once the project is trusted in Codex, and
   nothing is listed while hooks are off (`[features] hooks = false`).
 
-Only ROSE's own hooks (those `rose install` wrote, see rose/host/settings.py) are ever
+Only ROSE's own hooks (those `rose install` wrote, see rose/hosts/settings.py) are ever
 trusted here; every other hook keeps whatever trust the user gave it.
 """
 
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from rose.host import settings as sj
-from rose.host.settings import InstallError
+from rose.hosts import settings as sj
+from rose.hosts.settings import InstallError
 
 #: How long one app-server answer may take before ROSE gives up on it (it takes ~0.3 s).
 REPLY_TIMEOUT_S = 30.0

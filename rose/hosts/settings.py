@@ -2,7 +2,7 @@
 
 Both hosts share one shape: {"hooks": {Event: [{"matcher"?, "hooks": [handler, ...]}]}}.
 ROSE recognises its own handlers by their command string alone, so nothing in these files
-carries a key the hosts do not define (see the notes at the top of rose/host/install.py).
+carries a key the hosts do not define (see the notes at the top of rose/hosts/install.py).
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rose import tokens
-from rose.host._records import cut
-from rose.host.transcript import Step, Transcript
 from rose.redact import redact
+from rose.transcripts._records import cut
+from rose.transcripts.transcript import Step, Transcript
 
 PREFIX = {"prompt": "User: ", "agent": "Agent: ", "reasoning": "Agent: ", "tool": "Tool: "}
 SUBAGENT = "Subagent: "

@@ -5,10 +5,10 @@ same kind and key already queued, running or done (a no-op), finds `jobs.queue_m
 already waiting (the job is dropped and a `job` event says why), or writes the payload and a
 `queued` record. Then it starts a runner in a session of its own and returns.
 
-A runner (`python -m rose.host.jobs drain STORE SCOPE`) takes one of `jobs.max_concurrent`
+A runner (`python -m rose.jobs.queue drain STORE SCOPE`) takes one of `jobs.max_concurrent`
 slots and runs queued jobs one after another until none is left; with every slot taken it
 exits at once, because the slots' holders will run the job. So the queue needs no daemon.
-Each job runs as `python -m rose.host.jobs exec ...` in a process group of its own with
+Each job runs as `python -m rose.jobs.queue exec ...` in a process group of its own with
 ROSE_CHILD=1 (ROSE's hooks stay quiet in anything it spawns); the runner redacts its output
 line by line into its log, kills the group at the deadline and again when the job ends (so
 nothing it started outlives it), and records the outcome. A failed job keeps its payload and
@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from rose.atomic import write_json
 from rose.errors import RoseError
 from rose.events import append_event, now_iso
-from rose.host import _ledger as ledger
+from rose.jobs import _ledger as ledger
 from rose.redact import redact
 from rose.store.layout import StoreDir
 
@@ -100,11 +100,11 @@ def deadline(calls: int, writes: int, cfg: Any) -> float:
 #: Every kind of detached job, one line each. Calls: a session end judges its units (a few),
 #: reflects once, and reconciles what it found (scope, related, reconcile per lesson).
 KINDS: dict[str, Kind] = {
-    "session-end": Kind("rose.host.learning:session_end", calls=12, writes=1, retry=True),
-    "absorb": Kind("rose.host.learning:absorb", calls=6, retry=True),
-    "reflect": Kind("rose.host.learning:reflect", calls=9, writes=1),
-    "reflect-fork": Kind("rose.host.learning:reflect_fork", calls=6, writes=3),
-    "restore": Kind("rose.host.learning:restore", calls=3),
+    "session-end": Kind("rose.jobs.learning:session_end", calls=12, writes=1, retry=True),
+    "absorb": Kind("rose.jobs.learning:absorb", calls=6, retry=True),
+    "reflect": Kind("rose.jobs.learning:reflect", calls=9, writes=1),
+    "reflect-fork": Kind("rose.jobs.learning:reflect_fork", calls=6, writes=3),
+    "restore": Kind("rose.jobs.learning:restore", calls=3),
     "reconcile": Kind("rose.loop.consolidate:reconcile_job", calls=12),
     "compress": Kind("rose.loop.compress:compress_job", calls=12, writes=3),
     "counterfactual": Kind("rose.loop.counterfactual:counterfactual_job", calls=12),
@@ -303,7 +303,7 @@ def _spawn_runner(store_dir: StoreDir) -> None:
     a kill of the hook's process group reaches it."""
     from rose import detach
 
-    argv = detach.python("rose.host.jobs", "drain", str(store_dir.root), store_dir.scope)
+    argv = detach.python("rose.jobs.queue", "drain", str(store_dir.root), store_dir.scope)
     detach.spawn(argv, {**os.environ, "ROSE_CHILD": "1"})
 
 
@@ -504,7 +504,7 @@ def prune_sessions(folder: Path, *, max_age_days: float = 14, keep=None) -> int:
 # -- entry point --------------------------------------------------------------------------------
 
 USAGE = (
-    "usage: python -m rose.host.jobs drain STORE SCOPE | exec STORE SCOPE JOB_ID\n"
+    "usage: python -m rose.jobs.queue drain STORE SCOPE | exec STORE SCOPE JOB_ID\n"
     "Started by rose itself, not by hand; `rose jobs` lists the jobs."
 )
 
@@ -518,7 +518,7 @@ def main(argv: list[str]) -> int:
         store_dir = StoreDir(Path(argv[1]), argv[2])
         signal.signal(signal.SIGTERM, _stop_on_term)
         try:
-            from rose.host._runner import drain
+            from rose.jobs._runner import drain
 
             drain(store_dir, kinds())
         except Exception as exc:  # nobody reads a runner's stderr: the event log must say it
@@ -539,7 +539,7 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     from rose.detach import background
-    from rose.host.jobs import main as _main  # the module proper, not a second copy as __main__
+    from rose.jobs.queue import main as _main  # the module proper, not a second copy as __main__
 
     background()  # the runner and each job it starts (a session of its own) yield to prompts
 

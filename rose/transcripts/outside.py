@@ -27,10 +27,10 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from rose.host import _bounded
-from rose.host._codex_records import call_args
-from rose.host._records import cut, shell_line
-from rose.host.mcp_wiring import NAME as ROSE_SERVER
+from rose.hosts.mcp_wiring import NAME as ROSE_SERVER
+from rose.transcripts import bounded as _bounded
+from rose.transcripts._codex_records import call_args
+from rose.transcripts._records import cut, shell_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

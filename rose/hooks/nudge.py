@@ -1,7 +1,7 @@
 """The Stop hook's part in reflection: count the turn, and when a reflection is due, start it.
 
 The hook schedules attention; it judges nothing. It reads what the transcript gained since
-the last Stop (`rose.host.transcript.activity`, from the byte offset it stopped at), adds
+the last Stop (`rose.transcripts.transcript.activity`, from the byte offset it stopped at), adds
 it to the counts since the last reflection, and asks `rose.loop.occasion` whether one is
 due. If so, by `reflect.mode`:
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from rose.host._payload import Root, host_of, session_id
+from rose.hosts.payload import Root, host_of, session_id
 from rose.loop import occasion
 from rose.store import sessions
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from rose.config import Config
-    from rose.host.transcript import Activity
+    from rose.transcripts.transcript import Activity
 
 #: The `reflect` settings a kept copy must hold (every field of `rose.config.Reflect`;
 #: tests/test_nudge_settings_kept.py checks): a copy lacking one is loaded afresh.
@@ -162,9 +162,9 @@ def on_stop(payload: dict, roots: list[Root], rec: dict) -> dict | None:
     }
     answer = None
     if mode == "block":
-        answer = {"decision": "block", "reason": block_reason(root, sid)}
+        answer = {"decision": "block", "reason": occasion.block_reason(root, sid)}
     else:
-        from rose.host.jobs import submit
+        from rose.jobs.queue import submit
         from rose.store.layout import StoreDir
 
         kind = "reflect-fork" if mode == "fork" else "reflect"
@@ -184,8 +184,8 @@ def _activity(root: str, sid: str, transcript: str, offset: int) -> Activity | N
     so what the user wrote after the cut is still read."""
     from rose.errors import TranscriptError
     from rose.events import append_event
-    from rose.host.transcript import activity
     from rose.store import notices
+    from rose.transcripts.transcript import activity
 
     events = Path(root) / "events.jsonl"
     try:
@@ -202,22 +202,3 @@ def _activity(root: str, sid: str, transcript: str, offset: int) -> Activity | N
         left = f"{act.unread >> 20} MB" if act.unread >= 1 << 20 else f"{act.unread} bytes"
         notices.keep(root, f"transcript read cut by its {act.cut}, {left} left for the next turn")
     return act
-
-
-def block_reason(root: str, session_id: str) -> str:
-    """What the agent is asked to do with its one extra turn (also the fork's prompt)."""
-    from rose.store.view import render
-
-    served = _served(root, session_id)
-    return render("inject/reflect", session=session_id, served=served)
-
-
-def _served(root: str, session_id: str) -> list[str]:
-    """The lesson ids the session has had in context, most recent unit first, as listed."""
-    seen: list[str] = []
-    for e in reversed(sessions.read(root, session_id)):
-        if e.get("t") == "prompt":
-            for i in e.get("served") or []:
-                if isinstance(i, str) and i not in seen:
-                    seen.append(i)
-    return seen

@@ -2,7 +2,7 @@
 
 Standard library only: the prompt hook asks `registered` once a session, to decide whether
 the injected block mentions the `rose` MCP tools. `rose install` writes the entries (see
-rose/host/_mcp_install.py), `rose doctor` reports them. What the hosts read (their docs):
+rose/hosts/_mcp_install.py), `rose doctor` reports them. What the hosts read (their docs):
 
 - Claude Code: user scope is `mcpServers` at the top of ~/.claude.json, local scope is
   `projects[<dir>].mcpServers` in the same file, project scope is `mcpServers` in

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 
-from rose.host._records import Calls, Step, first_line, fold, summary
+from rose.transcripts._records import Calls, Step, first_line, fold, summary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
