@@ -5,7 +5,7 @@ chains (each step `derived_from` the one below, dropping 1-4 claims held lower
 down) up to level 6, forks merged back together (diamonds), merges across a
 family, and a few disputed pairs. About one episode per two lessons records
 what was served and used and how it went; lessons cover the successful
-episodes that used them. Files are written with `rose.store.nodefile` directly:
+episodes that used them. Files are written with `rose.files.nodefile` directly:
 going through `Store.save` would re-check the whole DAG on every write.
 """
 
@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from rose.files.layout import StoreDir
+from rose.files.nodefile import dump_episode, dump_node
 from rose.models import Claim, Episode, Node
-from rose.store.layout import StoreDir
-from rose.store.nodefile import dump_episode, dump_node
 
 #: Bump when the generated shape changes, so a kept store is rebuilt rather than reused.
 SHAPE_VERSION = 1

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from _synth import _BASE_TIME, _Gen, _Lesson  # beside this script, which is run as a file
 
+from rose.files.layout import StoreDir
+from rose.files.nodefile import dump_node
 from rose.models import Node
 from rose.sim import World, vocab
-from rose.store.layout import StoreDir
-from rose.store.nodefile import dump_node
 
 SHAPE_VERSION = 1
 _MARKER = "synth-world.json"

@@ -101,8 +101,8 @@ def _touch(path: Path, n: int) -> None:
 
 def _parse_estimate(store: Any, synth: Synth, sample: int = 300) -> float:
     """Seconds a full reindex spends parsing files, from a timed sample of them."""
+    from rose.files.nodefile import read_episode, read_node
     from rose.graph.sync import scan
-    from rose.store.nodefile import read_episode, read_node
 
     files = list(scan(store.dirs).states().values())
     rng = random.Random(1)

@@ -403,7 +403,7 @@ def setup(b: Bench, size: int) -> list[tuple[str, Path, bool]]:
     base = Path(tempfile.mkdtemp(prefix=f"size-{size}-", dir=b.tmp))
     cases: list[tuple[str, Path, bool]] = []
     if size == 0:
-        from rose.store.layout import find_project_root
+        from rose.files.layout import find_project_root
 
         bare = base / "no-store"
         bare.mkdir()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from rose.files.layout import StoreDir
 from rose.jobs import queue as jobs
-from rose.store.layout import StoreDir
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app, lesson_cmds
+from rose.files.layout import global_root
 from rose.loop import _land
 from rose.store import notices
-from rose.store.layout import global_root
 
 LESSON = "Use port 5433 for the test database."
 

@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 from rose import detach
+from rose.files.layout import StoreDir
 from rose.graph import server
 from rose.jobs import queue as jobs
 from rose.store.facade import Store
-from rose.store.layout import StoreDir
 from tests._jobs import REPO, finished, make_ledger, wait_for
 from tests._kept import own_folder
 

@@ -12,9 +12,9 @@ import json
 
 import pytest
 
+from rose.files.layout import StoreDir
 from rose.jobs.queue import KINDS, JobContext, jobs
 from rose.loop import compress as c
-from rose.store.layout import StoreDir
 from tests._compress import family
 from tests._demo_run import demo_json
 

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from rose import config
 from rose.cli import app
+from rose.files.layout import global_root
 from rose.store.facade import Store
-from rose.store.layout import global_root
 from tests._hookrun import payload, run_hook
 
 pytestmark = pytest.mark.graph

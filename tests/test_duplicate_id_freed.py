@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from rose.files.nodefile import dump_node
 from rose.models import Node
 from rose.store.facade import Store
-from rose.store.nodefile import dump_node
 
 pytestmark = pytest.mark.graph
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from rose.files.nodefile import dump_node
 from rose.models import Claim, ClaimRef, Episode, Node, Span, claim_id
 from rose.store.facade import Store
-from rose.store.nodefile import dump_node
 
 pytestmark = pytest.mark.graph
 

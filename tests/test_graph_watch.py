@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from rose.files import scan
 from rose.graph import _watch, server, synced
 from rose.graph._watch import Watch
-from rose.store import scan
 from rose.store.facade import Store
 from tests._kept import own_folder, wait
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from rose.files import scan
+from rose.files.nodefile import dump_node
 from rose.hooks import main as hooks
 from rose.hosts.payload import Root
 from rose.models import Node
-from rose.store import scan
 from rose.store.facade import Store
-from rose.store.nodefile import dump_node
 from tests._calls import counted
 
 pytestmark = pytest.mark.graph

@@ -45,46 +45,26 @@ SHARED = {
     "rose.tomlfile",
 }
 # Each layer and the layers (besides the shared services and itself) it may import.
+_STAGES = {"files", "store", "judge", "model", "loop"}
+_HOST_SIDE = {"transcripts", "hosts", "jobs", "hooks"}
 MAY_IMPORT: dict[str, set[str]] = {
-    "graph": {"queries", "store.files"},
-    "store": {"graph"},
+    "files": set(),
+    "graph": {"queries", "files"},
+    "store": {"graph", "files"},
     "model": set(),
     "judge": {"model"},
-    "loop": {"store", "judge", "model"},
-    "transcripts": {"store", "hosts"},
-    "hosts": {"store"},
-    "jobs": {"store", "judge", "model", "loop", "transcripts", "hosts"},
-    "hooks": {"store", "judge", "model", "loop", "transcripts", "hosts", "jobs"},
-    "inspect": {
-        "store",
-        "graph",
-        "judge",
-        "model",
-        "loop",
-        "transcripts",
-        "hosts",
-        "jobs",
-        "hooks",
-    },  # fmt: skip
-    "cli": {
-        "store",
-        "graph",
-        "judge",
-        "model",
-        "loop",
-        "transcripts",
-        "hosts",
-        "jobs",
-        "hooks",
-        "inspect",
-    },  # fmt: skip
+    "loop": {"files", "store", "judge", "model"},
+    "hosts": {"files", "store"},
+    "transcripts": {"files", "store", "hosts"},
+    "jobs": _STAGES | {"transcripts", "hosts"},
+    "hooks": _STAGES | {"transcripts", "hosts", "jobs"},
+    "inspect": _STAGES | _HOST_SIDE | {"graph"},
+    "cli": _STAGES | _HOST_SIDE | {"graph", "inspect"},
     "sim": {"model", "judge"},
     # the demo's driver, beside the simulated world: it runs the hooks as a host would
-    "drive": {"store", "judge", "model", "loop", "transcripts", "hosts", "jobs", "hooks", "sim"},
+    "drive": _STAGES | _HOST_SIDE | {"sim"},
     "entry": {"hooks", "cli"},
 }
-# The part of the store the graph syncs from: the files, never the Store facade.
-STORE_FILES = {"rose.store.layout", "rose.store.scan", "rose.store.nodefile"}
 # The only modules of the package that may import the simulated world.
 MAY_IMPORT_SIM = {"rose.model.registry", "rose.cli.demo_cmds"}
 FAST_PATH_ENTRY = "rose._entry"
@@ -128,7 +108,7 @@ def imports_of(source: str, name: str, *, is_package: bool = False) -> list[Imp]
                 if base == "__future__":
                     continue
                 found.append(Imp(base, child.lineno, top, tuple(a.name for a in child.names)))
-                # `from rose.store import scan` imports the module rose.store.scan
+                # `from rose.store import scan` imports the module rose.files.scan
                 found.extend(Imp(f"{base}.{a.name}", child.lineno, top) for a in child.names)
             visit(child, top and not nested)
 
@@ -147,8 +127,6 @@ def layer(module: str) -> str:
         return "shared"
     if module in ("rose._entry", "rose.__main__"):
         return "entry"
-    if module in STORE_FILES:
-        return "store.files"
     if module == "rose.sim.drive":
         return "drive"
     parts = module.split(".")
@@ -159,13 +137,7 @@ def _allowed(importer: str, imported: str) -> bool:
     src, dst = layer(importer), layer(imported)
     if dst == "shared" or src == dst:
         return True
-    if src == "store" and dst == "store.files" or src == "store.files" and dst == "store":
-        return True
-    if src == "store.files":
-        return dst in {"shared"}
-    return dst in MAY_IMPORT.get(src, set()) or (
-        dst == "store.files" and "store" in MAY_IMPORT.get(src, set())
-    )
+    return dst in MAY_IMPORT.get(src, set())
 
 
 def violations(modules: dict[str, list[Imp]], known: set[str]) -> list[str]:
@@ -283,7 +255,7 @@ def _one(importer: str, source: str, *known: str) -> list[str]:
         ("rose.judge.calls", "import rose.sim.backend", ["rose.sim.backend"]),
         ("rose.hooks.main", "from rose.sim import markers", ["rose.sim", "rose.sim.markers"]),
         ("rose.graph.sync", "from rose.store.facade import Store", ["rose.store.facade"]),
-        ("rose.config", "from rose.store.layout import StoreDir", ["rose.store.layout"]),
+        ("rose.config", "from rose.files.layout import StoreDir", ["rose.files.layout"]),
         ("rose.store.facade", "from rose.judge.calls import Judge", ["rose.judge.calls"]),
         ("rose.inspect.tree", "from rose.cli._out import echo", ["rose.cli._out"]),
     ],
@@ -302,7 +274,7 @@ def test_a_broken_rule_is_reported(importer: str, source: str, known: list[str])
             ["rose.judge.models"],
         ),
         ("rose.model.registry", "from rose.sim.backend import B", ["rose.sim.backend"]),
-        ("rose.graph.sync", "from rose.store.scan import FileState", ["rose.store.scan"]),
+        ("rose.graph.sync", "from rose.files.scan import FileState", ["rose.files.scan"]),
         ("rose.judge.calls", "from . import models", ["rose.judge.models"]),
         ("rose.cli.store_cmds", "from rose.cli._out import echo", ["rose.cli._out"]),
     ],
@@ -315,11 +287,11 @@ def test_a_heavy_import_on_the_fast_path_is_reported():
     modules = {
         "rose._entry": imports_of("def main():\n    from rose.hooks.main import main", "x"),
         "rose.hooks": [],
-        "rose.hooks.main": imports_of("import json\nfrom rose.store import scan\n", "x"),
-        "rose.store": imports_of("import yaml\n", "rose.store", is_package=True),
-        "rose.store.scan": imports_of("import pydantic\n", "x"),
+        "rose.hooks.main": imports_of("import json\nfrom rose.files import scan\n", "x"),
+        "rose.files": imports_of("import yaml\n", "rose.files", is_package=True),
+        "rose.files.scan": imports_of("import pydantic\n", "x"),
     }
-    inits = {"rose.hooks": "", "rose.store": ""}
+    inits = {"rose.hooks": "", "rose.files": ""}
     problems = fast_path_problems(modules, inits)
     assert any("pydantic" in p for p in problems)
-    assert any("rose.store/__init__" in p for p in problems)
+    assert any("rose.files/__init__" in p for p in problems)

@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from rose import config
 from rose.cli import app
+from rose.files.layout import StoreDir, global_root
 from rose.hosts.install import install
-from rose.store.layout import StoreDir, global_root
 from tests._codex_app import install_fake
 
 ROSE = "/opt/rose/bin/rose"

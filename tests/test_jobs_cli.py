@@ -17,10 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.events import append_event
+from rose.files.layout import StoreDir
 from rose.inspect.status import spend
 from rose.jobs import _ledger
 from rose.jobs import queue as jobs
-from rose.store.layout import StoreDir
 from tests._jobs import make_ledger, record
 
 pytestmark = pytest.mark.graph

@@ -22,9 +22,9 @@ import pytest
 
 from rose.errors import RoseError
 from rose.events import read_events
+from rose.files.layout import StoreDir
 from rose.jobs import _ledger, _runner
 from rose.jobs import queue as jobs
-from rose.store.layout import StoreDir
 from tests import _jobkinds
 from tests._hookrun import payload, run_hook
 from tests._jobs import finished, make_ledger, record, wait_for
@@ -33,7 +33,7 @@ QUEUE_ONLY = """
 import json, sys
 from pathlib import Path
 from rose.jobs.queue import submit
-from rose.store.layout import StoreDir
+from rose.files.layout import StoreDir
 sys.stdin.readline()  # start together
 out = submit(StoreDir(Path(sys.argv[1]), "project"), "span", {}, key="same", spawn=False)
 print(json.dumps(out))

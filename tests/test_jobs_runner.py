@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from rose.events import read_events
+from rose.files.layout import StoreDir
 from rose.jobs import queue as jobs
-from rose.store.layout import StoreDir
 from tests import _jobkinds
 from tests._jobs import finished, make_ledger, record, wait_for
 
@@ -29,7 +29,7 @@ SUBMIT = """
 import json, sys, time
 from pathlib import Path
 from rose.jobs.queue import submit
-from rose.store.layout import StoreDir
+from rose.files.layout import StoreDir
 out = submit(StoreDir(Path(sys.argv[1]), "project"), sys.argv[2], json.loads(sys.argv[3]))
 print(json.dumps(out), flush=True)
 time.sleep(float(sys.argv[4]))

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from rose import config
 from rose.cli import app
+from rose.files.nodefile import dump_node
 from rose.inspect.status import status
 from rose.store.facade import Store
-from rose.store.nodefile import dump_node
 from tests._hookrun import payload, run_hook
 
 pytestmark = pytest.mark.graph

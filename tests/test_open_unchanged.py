@@ -110,8 +110,8 @@ def test_a_deleted_recall_view_is_rebuilt(two: Store):
 
 
 def test_a_write_journal_left_behind_is_finished_by_the_next_open(two: Store):
+    from rose.files.nodefile import dump_node
     from rose.store import journal
-    from rose.store.nodefile import dump_node
 
     node = Node(id="n_journal001", family="net", title="Journalled", body="Half written.")
     target = two.primary.node_path(node.family, node.id)
@@ -130,7 +130,7 @@ def test_an_edit_is_synced_without_the_kept_file_states(two: Store, kept: str):
     elif kept == "garbage":
         states.write_bytes(b"\x00not marshal")
     else:
-        from rose.store.scan import Survey
+        from rose.files.scan import Survey
 
         synced.write_listing(two.graph_path, "0" * 32, Survey())
     path = next(two.primary.nodes.rglob("*.md"))

@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
+from rose.files.layout import global_root
 from rose.jobs import learning
 from rose.jobs.queue import JobContext
 from rose.judge import calls
@@ -25,7 +26,6 @@ from rose.loop.pack import load_session, save_session, session_path
 from rose.loop.review import waiting
 from rose.store import sessions
 from rose.store.facade import Store
-from rose.store.layout import global_root
 from tests._poison import INJECTED, LEGIT, SID, NaiveModel, transcript
 
 pytestmark = pytest.mark.graph

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from rose.errors import BackendUnavailable
+from rose.files.layout import global_root
 from rose.jobs.capture import capture
 from rose.loop.consolidate import pending, reconcile_pending
 from rose.store import journal
 from rose.store.facade import Store
-from rose.store.layout import global_root
 from tests._reconcile import judge, reconciled
 
 pytestmark = pytest.mark.graph

@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
+from rose.files.layout import global_root
 from rose.jobs.capture import add, capture
 from rose.judge.calls import Judge, for_store
 from rose.loop import pull, reflect, review
@@ -26,7 +27,6 @@ from rose.model.scripted import ScriptedBackend
 from rose.models import Node, farthest
 from rose.store import notices
 from rose.store.facade import Store
-from rose.store.layout import global_root
 from tests._reconcile import reconciled
 
 pytestmark = pytest.mark.graph

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from rose.cli import app
 from rose.errors import RoseError
+from rose.files.layout import find_project_root
 from rose.store.facade import Store
-from rose.store.layout import find_project_root
 
 pytestmark = pytest.mark.graph
 

@@ -1,6 +1,6 @@
 """A scan takes a settled folder's names from the last scan, and still sees every change.
 
-Locks in: `rose.store.scan.survey` lists a folder again unless its mtime, ctime and inode are
+Locks in: `rose.files.scan.survey` lists a folder again unless its mtime, ctime and inode are
 as the kept listing says and it had settled (`RACY_NS`) before that listing was made; every
 lesson file is stat'ed whatever the listing says. So an in-place edit, an added or removed
 lesson or episode, a removed folder, a file added with the folder's mtime set back, and an
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rose.store import scan
+from rose.files import scan
 from tests._calls import counted
 
 
@@ -164,9 +164,9 @@ def test_stamps_are_the_same_from_a_kept_listing(root: Path, settled):
 @pytest.mark.graph
 def test_the_store_sees_each_change_after_a_settled_listing(store, settled, monkeypatch):
     from rose.atomic import write_json
+    from rose.files.nodefile import dump_episode
     from rose.graph import synced
     from rose.models import Episode
-    from rose.store.nodefile import dump_episode
 
     a = store.add("Retry flaky network calls with backoff.", family="net")
     b = store.add("Pin the graph engine's version.", family="deps")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from rose.files.layout import find_project_root, global_root
 from rose.inspect.status import status
 from rose.store.facade import Store
-from rose.store.layout import find_project_root, global_root
 
 pytestmark = pytest.mark.graph
 

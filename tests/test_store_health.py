@@ -8,10 +8,10 @@ import shutil
 import pytest
 
 from rose.errors import CycleError, LessonNotFound
+from rose.files.nodefile import dump_node
 from rose.inspect.status import status
 from rose.models import Node
 from rose.store.facade import Store
-from rose.store.nodefile import dump_node
 
 pytestmark = pytest.mark.graph
 

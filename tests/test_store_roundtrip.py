@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rose.files.nodefile import dump_node, parse_node
 from rose.models import Claim, Node
 from rose.store.facade import Store
-from rose.store.nodefile import dump_node, parse_node
 
 pytestmark = pytest.mark.graph
 

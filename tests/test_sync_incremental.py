@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from rose.files.nodefile import dump_node
 from rose.models import Claim, ClaimRef, Episode, Node, claim_id
 from rose.store.facade import Store
-from rose.store.nodefile import dump_node
 from tests._calls import statements
 
 pytestmark = pytest.mark.graph

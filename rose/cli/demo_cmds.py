@@ -118,7 +118,7 @@ def demo(
 def _leave_trend(f: dict[str, Any], *, seed: int) -> None:
     """Success and tokens over the sessions, each arm's, beside the store for `rose view`."""
     from rose.atomic import write_json
-    from rose.store.layout import StoreDir
+    from rose.files.layout import StoreDir
 
     trend = {key: arm["over_time"] for key, arm in _arms(f).items()}
     summary = {"sessions": f["sessions"], "seed": seed, "over_time": trend}

@@ -18,10 +18,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from rose.errors import LessonFileError
+from rose.files.nodefile import read_episode
+from rose.files.scan import FileState, Survey
 from rose.graph.engine import Graph
 from rose.models import Correction, Episode, corrected
-from rose.store.nodefile import read_episode
-from rose.store.scan import FileState, Survey
 
 
 def row(c: Correction, path: str) -> dict:

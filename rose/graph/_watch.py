@@ -1,6 +1,6 @@
 """What changed in a store's folders since a given moment, as a graph server watches them
 (Linux inotify), so that an open stats only the folders that changed instead of every
-lesson file (`rose.store.scan.survey`'s `clean`).
+lesson file (`rose.files.scan.survey`'s `clean`).
 
 A process asks with the folders it scans (`<root>/nodes` and `<root>/episodes`, the "tops")
 and the token its last kept scan was made after; the answer is a new token and, for each

@@ -20,6 +20,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from rose.errors import LessonFileError, QueryError
+from rose.files import scan as store_scan
+from rose.files.layout import StoreDir
+from rose.files.nodefile import read_lesson, read_record
+from rose.files.scan import FileState, Survey
 from rose.graph import _corrections, synced
 from rose.graph._apply import apply
 from rose.graph.engine import Graph
@@ -30,10 +34,6 @@ from rose.graph.rows import (
     spans_by_lesson,
 )
 from rose.models import Correction, Episode, Node
-from rose.store import scan as store_scan
-from rose.store.layout import StoreDir
-from rose.store.nodefile import read_lesson, read_record
-from rose.store.scan import FileState, Survey
 
 # What was observed, folded from episodes into lessons and claims: after every link.
 _FOLDS = ("fold_use", "fold_expansions", "fold_rescues", "fold_claim_rescues", "fold_patch_rescues")

@@ -10,7 +10,7 @@ whose identity matches the files on disk describes the database as it is. A reco
 not match is ignored, and the store opens the database as before.
 
 `<db>.files` (marshal, behind a checksum) holds the last scan of the files
-(`rose.store.scan.Survey`: each folder's listing and each lesson file's stat) with its
+(`rose.files.scan.Survey`: each folder's listing and each lesson file's stat) with its
 fingerprint. Any scan may take a
 folder's names from it (each is checked against the folder itself); a sync takes what
 changed from it only when that fingerprint is the one the database itself holds (its meta
@@ -26,7 +26,7 @@ from typing import Any
 
 from rose.atomic import uncached, write_bytes, write_json
 from rose.errors import WriteFailed
-from rose.store.scan import file_identity as file_identity  # the prompt hook's too
+from rose.files.scan import file_identity as file_identity  # the prompt hook's too
 
 FORMAT = 1
 _SIDES = ("", ".wal", ".shadow")
@@ -74,17 +74,17 @@ def listing_path(db: Path) -> Path:
 
 
 def read_listing(db: Path) -> dict | None:
-    """The survey kept beside the database (`rose.store.scan.record`), or None."""
-    from rose.store.scan import read_kept
+    """The survey kept beside the database (`rose.files.scan.record`), or None."""
+    from rose.files.scan import read_kept
 
     return read_kept(str(_states_path(db)))
 
 
 def write_listing(db: Path, fingerprint: str, survey: Any) -> None:
-    """Keep `survey` (a `rose.store.scan.Survey`) with the fingerprint it has: a later scan
+    """Keep `survey` (a `rose.files.scan.Survey`) with the fingerprint it has: a later scan
     takes unchanged folders' names from it, and a sync whose graph holds that fingerprint
     takes what changed from it."""
-    from rose.store.scan import kept_bytes
+    from rose.files.scan import kept_bytes
 
     try:
         write_bytes(_states_path(db), kept_bytes(survey, fingerprint))

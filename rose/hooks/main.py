@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 
 from rose.events import append_event
+from rose.files import scan
 from rose.hosts.payload import Root, host_of, roots_for, session_id
 from rose.loop.pack import Pack, load_session, pack, save_session, session_path
-from rose.store import notices, scan, sessions
+from rose.store import notices, sessions
 
 EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
 _HOST_NAMES = {
@@ -190,7 +191,7 @@ def _session_end(payload: dict, roots) -> None:
             return  # nothing to learn from
         # ROSE installed for the user, and no store yet: the global one holds the job (and,
         # once a lesson is found, `rose.loop.consolidate` creates the store it belongs in).
-        from rose.store.layout import global_root
+        from rose.files.layout import global_root
 
         roots = [Root(str(global_root()), "global")]
         roots[0].store().create()

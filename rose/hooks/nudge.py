@@ -164,8 +164,8 @@ def on_stop(payload: dict, roots: list[Root], rec: dict) -> dict | None:
     if mode == "block":
         answer = {"decision": "block", "reason": occasion.block_reason(root, sid)}
     else:
+        from rose.files.layout import StoreDir
         from rose.jobs.queue import submit
-        from rose.store.layout import StoreDir
 
         kind = "reflect-fork" if mode == "fork" else "reflect"
         outcome, _ = submit(StoreDir(Path(root), scope), kind, job, key=f"{sid}:{kind}:{end}")

@@ -71,7 +71,7 @@ def agent_note(scope: str, project_dir: Path | None, *, dry_run: bool) -> str:
     import shutil
 
     from rose import config as configmod
-    from rose.store.layout import StoreDir, find_project_root, global_root
+    from rose.files.layout import StoreDir, find_project_root, global_root
 
     if shutil.which("claude") is not None:
         return ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rose.store.layout import StoreDir, find_project_root, global_root
+from rose.files.layout import StoreDir, find_project_root, global_root
 
 
 class Root(tuple[str, str]):

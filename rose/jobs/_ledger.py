@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from rose.atomic import write_json, write_text
 from rose.errors import RoseError
 from rose.events import append_event, now_iso
-from rose.store.layout import StoreDir
+from rose.files.layout import StoreDir
 
 if TYPE_CHECKING:
     from rose.config import Config
@@ -281,7 +281,7 @@ def load_config(store_dir: StoreDir) -> Config:
     """The settings as the Store reads them (global, then project, then the environment);
     the defaults when they are broken, with an `error` event saying why."""
     from rose import config
-    from rose.store.layout import global_root
+    from rose.files.layout import global_root
 
     paths = [global_root() / "config.yaml", store_dir.config]
     try:

@@ -13,9 +13,9 @@ from collections import deque
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from rose.files.layout import StoreDir
 from rose.jobs import _ledger as ledger
 from rose.redact import redact
-from rose.store.layout import StoreDir
 
 if TYPE_CHECKING:
     from rose.jobs.queue import Kind

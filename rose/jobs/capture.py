@@ -22,12 +22,12 @@ from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rose.files.layout import StoreDir
 from rose.jobs.queue import jobs, submit
 from rose.loop.consolidate import Consolidated, consolidate
 from rose.models import Node
 from rose.store import intake
 from rose.store.facade import Store
-from rose.store.layout import StoreDir
 
 if TYPE_CHECKING:
     from rose.judge.base import Judge

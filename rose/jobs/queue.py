@@ -53,9 +53,9 @@ from typing import TYPE_CHECKING, Any
 from rose.atomic import write_json
 from rose.errors import RoseError
 from rose.events import append_event, now_iso
+from rose.files.layout import StoreDir
 from rose.jobs import _ledger as ledger
 from rose.redact import redact
-from rose.store.layout import StoreDir
 
 if TYPE_CHECKING:
     from rose.store.facade import Store

@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rose.errors import StoreNotFound
+from rose.files.layout import StoreDir, global_root
 from rose.store.facade import Store
-from rose.store.layout import StoreDir, global_root
 from rose.store.notices import notify
 
 

@@ -37,6 +37,7 @@ from rose import config
 from rose.atomic import write_json, write_text
 from rose.errors import RoseError
 from rose.events import TIMEOUT, read_events
+from rose.files.layout import StoreDir
 from rose.hooks import main as hooks
 from rose.jobs import queue as jobs
 from rose.loop.compress import held_out_summary
@@ -45,7 +46,6 @@ from rose.loop.merge import merge_summary
 from rose.models import Node
 from rose.store import sessions
 from rose.store.facade import Store
-from rose.store.layout import StoreDir
 
 #: The stages of the loop and whether each is built. The issue that builds a stage flips
 #: its line and fills its figures in `HookHost.metrics`; tests/test_demo_stages.py fails

@@ -4,7 +4,7 @@ The verdict goes to the session's append-only log (a ``used`` entry, and a ``spa
 per load-bearing sentence), to be folded into the unit's episode when the session is
 absorbed: never into a counter in place. Every id may be a unique prefix, as the
 injected block shows it; each is written out in full, resolved against the lesson files'
-names (a file is named for its lesson's id: `rose.store.nodefile`), never the graph: a
+names (a file is named for its lesson's id: `rose.files.nodefile`), never the graph: a
 record that takes no database lock lands while another process holds it.
 """
 
@@ -14,8 +14,9 @@ import os
 from typing import TYPE_CHECKING
 
 from rose.errors import RoseError
+from rose.files import scan
 from rose.models import valid_id
-from rose.store import scan, sessions, shortid
+from rose.store import sessions, shortid
 
 if TYPE_CHECKING:
     from rose.store.facade import Store

@@ -22,6 +22,8 @@ from rose.errors import (
     WriteFailed,
 )
 from rose.events import append_event
+from rose.files.layout import StoreDir, find_project_root, global_root
+from rose.files.nodefile import dump_episode, dump_node
 from rose.graph.engine import (
     Graph,
     LazyGraph,
@@ -35,8 +37,6 @@ from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Correction, Episode, Node, RoutingRule, derived_id, now
 from rose.store import _damage, journal, opened, shortid, unwritable
 from rose.store.draft import draft
-from rose.store.layout import StoreDir, find_project_root, global_root
-from rose.store.nodefile import dump_episode, dump_node
 from rose.store.notices import notify
 
 #: One record as a dict: a named query's row, or a line, entry or event built from rows.

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rose.atomic import uncached, write_text
 from rose.errors import WriteFailed
-from rose.store import scan
+from rose.files import scan
 from rose.store.facade import Store
 
 _HEAD = "# rose index "

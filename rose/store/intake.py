@@ -24,7 +24,7 @@ from pathlib import Path
 from rose.atomic import write_json
 from rose.errors import RoseError
 from rose.events import now_iso
-from rose.store.layout import StoreDir
+from rose.files.layout import StoreDir
 
 #: The options a record keeps beside the text (`rose add`'s, by name).
 FIELDS = ("title", "family", "scope", "reconcile", "source", "provenance", "session")

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 from rose import tokens
 from rose.atomic import uncached, write_json
 from rose.errors import WriteFailed
+from rose.files import scan
 from rose.frame import closed
 from rose.graph.engine import Graph
 from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
-from rose.store import scan, shortid
+from rose.store import shortid
 
 if TYPE_CHECKING:
     from rose.store.facade import Store
