@@ -105,6 +105,16 @@ class Compress(Section):
     ratio: float = Field(
         0.75, gt=0, le=1, description="A compression must be at most this share of the tokens."
     )
+    claims_after: int = Field(
+        5,
+        ge=0,
+        description=(
+            "Attributed successes a lesson needs before a compression or merge may drop a"
+            " claim it makes (a value, name, command, step, pitfall or rule: anything but"
+            " anecdote and reasons); until then a candidate dropping one is refused. 0 lets"
+            " claims go from the first compression."
+        ),
+    )
     sample: int = Field(5, ge=1, description="Regression episodes replayed per compression.")
     held_out: float = Field(
         0.25,

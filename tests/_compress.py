@@ -60,6 +60,8 @@ def family(
     store = Store.init(project)
     config.set_override(store.primary.config, "agent", "simulated")
     config.set_override(store.primary.config, "model", f"seed={seed}")
+    # claims may go from the first compression: these pin replay, hints and refusals
+    config.set_override(store.primary.config, "compress.claims_after", "0")
     store = Store.open(project)
     node = Node(
         id=lesson["id"], title=lesson["title"], gist=lesson["gist"], body=lesson["body"],

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from rose import config
 from rose.judge.calls import Judge
 from rose.loop import _replay
 from rose.models import Episode, Node, Span
@@ -48,7 +49,7 @@ def pair(project: Path, seed: int = 0, *, verbose: bool = False, co_uses: int = 
         Node(id=s["id"], title=s["title"], gist=s["gist"], body=s["body"], family=i[2:])
         for i, s in shown.items()
     ]
-    store = Store.init(project)
+    store = _opened(project)
     together = [_episode(world, nodes, ep.task.prompt, ep.accepted) for ep in both[:co_uses]]
     apart = [
         _episode(world, [n], ep.task.prompt, ep.accepted)
@@ -59,6 +60,16 @@ def pair(project: Path, seed: int = 0, *, verbose: bool = False, co_uses: int = 
     ]
     store.write(nodes, together + apart)
     return Pair(store, world, store.get(nodes[0].id), store.get(nodes[1].id), together, apart)
+
+
+def _opened(project: Path) -> Store:
+    """The project's store, made if need be, with claims free to go from the first merge
+    (`compress.claims_after` 0): these pin replay, holders and refusals."""
+    if not (project / ".rose").is_dir():
+        Store.init(project)
+    path = Store.open(project).primary.config
+    config.set_override(path, "compress.claims_after", "0")
+    return Store.open(project)
 
 
 @cache
@@ -119,7 +130,7 @@ BODIES = (
 
 def plain(project: Path, n: int = 2, *, co_uses: int = 3, scope: str = "project") -> list[Node]:
     """`n` lessons of plain prose, used all together on `co_uses` successful episodes."""
-    store = Store.open(project) if (project / ".rose").is_dir() else Store.init(project)
+    store = _opened(project)
     nodes = [Node(id=f"n_plain{i}x", title=f"Lesson {i}", gist=f"Lesson {i}.", body=BODIES[i],
                   family="plain", scope=scope)  # type: ignore[arg-type]
              for i in range(n)]  # fmt: skip

@@ -148,10 +148,14 @@ class RuleFormContext(_Context):
 
 
 class CompressContext(_Context):
+    """`keep_claims`: the lesson has too few successes to show which of its claims are not
+    needed (`compress.claims_after`), so only anecdote and reasons may be dropped."""
+
     lesson: Lesson
     evidence: list[str] = Field(default_factory=list)
     preserve: list[str] = Field(default_factory=list)
     target_ratio: float = Field(0.75, gt=0, le=1)
+    keep_claims: bool = False
 
 
 class ReplayProbeContext(_Context):
@@ -194,12 +198,14 @@ class CounterfactualContext(_Context):
 class MergeContext(_Context):
     """`budget_tokens`: the most the parent's body may cost, fewer than its children's
     together; `evidence`: the children's sentences observed doing work; `preserve`: what
-    replay found missing from an earlier attempt at this merge."""
+    replay found missing from an earlier attempt at this merge; `keep_claims`: the children
+    whose claims may not be left out yet (`compress.claims_after`)."""
 
     lessons: list[Lesson] = Field(min_length=2)
     budget_tokens: int = Field(gt=0)
     evidence: list[str] = Field(default_factory=list)
     preserve: list[str] = Field(default_factory=list)
+    keep_claims: list[str] = Field(default_factory=list)
 
 
 class SplitContext(_Context):

@@ -8,7 +8,10 @@ recorded episodes in its subtree to replay: nothing without them is compressed.
 An attempt (`compress`): the `compress` call is given the spans observed doing work (or told
 there are none) and the preserve hints, and declares each claim it removed. A candidate that
 shrank by `UNDER_REPORTED` or more while declaring none is rejected as under-reported; one
-longer than `compress.ratio` of the original is rejected too. Then replay (`_replay`) over
+longer than `compress.ratio` of the original is rejected too; so is one that declares a
+dropped claim (any kind but anecdote and reasons: `FREE`) while the lesson has fewer than
+`compress.claims_after` attributed successes, which the call was told to keep every claim
+for (`keeps_claims`). Then replay (`_replay`) over
 up to `compress.sample` episodes of the whole subtree, a seeded share held out (`_sample`):
 accepted only if every replay passes (when the only replays that did not pass are ones that
 could not run, a timeout or a broken process, the attempt fails, decides nothing and is not
@@ -23,6 +26,7 @@ becomes preserve hints on the original, so the next attempt keeps it.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -41,6 +45,26 @@ if TYPE_CHECKING:
 
 #: A candidate this much shorter that declares no dropped claim is under-reported.
 UNDER_REPORTED = 0.15
+
+#: The kinds of what a compression may drop before `compress.claims_after` successes: the
+#: anecdotes and reasons it cut (`keeps_claims`). Every other kind is a claim.
+FREE: tuple[str, ...] = ("example", "other")
+
+
+def keeps_claims(successes: int, claims_after: int) -> bool:
+    """Whether a lesson with `successes` attributed successes must keep every claim.
+
+    A claim missing from the load-bearing spans of a few successes may simply not have come
+    up yet, and leaving it out is found only when a task fails for want of it (a failed first
+    attempt, whatever descent restores after). Only enough successful uses that never relied
+    on it are evidence it is not needed; anecdote, reasons and repetition may go at once."""
+    return successes < claims_after
+
+
+def claims_dropped(dropped: Sequence[Claim], holders: Collection[str]) -> list[Claim]:
+    """The declared drops that are claims (not anecdote or reasons) held by `holders`."""
+    return [c for c in dropped if c.kind not in FREE and c.holder in holders]
+
 
 Result = Literal["accepted", "rejected", "failed", "dry-run"]
 
@@ -165,6 +189,7 @@ def _attempt(
         evidence=list(node.load_bearing),
         preserve=list(node.preserve),
         target_ratio=cfg.ratio,
+        keep_claims=keeps_claims(due.successes, cfg.claims_after),
     )
     try:
         answer = judge.ask(COMPRESS, ctx)
@@ -192,6 +217,13 @@ def _attempt(
         scope=node.scope,
     )
     attempt.reason = _refusal(attempt, cfg.ratio)
+    lost = claims_dropped(candidate.dropped, [node.id]) if ctx.keep_claims else []
+    if lost and not attempt.reason:
+        attempt.reason = (
+            f"dropped a claim ({lost[0].claim[:80]!r}) with {due.successes} attributed "
+            f"successes of the {cfg.claims_after} that may show it is not needed "
+            "(compress.claims_after)"
+        )
     if not attempt.reason:
         attempt.replays = _replay.replay(
             judge, prober, _replay.lesson(node), _replay.lesson(candidate), split.sample

@@ -13,9 +13,11 @@ before any replay: a parent not smaller than its children together; one naming a
 that is not one of the children (which child states a claim is a question of meaning, so
 the harness never guesses it); one that declares nothing while `compress.UNDER_REPORTED`
 shorter than its largest child (stating every child at least says what the largest one
-does). Then replay over the union of the children's regression sets: each child's sample
-(`_sample`, the same split its compression uses; an episode any child holds out stays out),
-together at least one episode a child and up to `compress.sample`, each replayed against
+does); one leaving out a claim of a child with fewer than `compress.claims_after`
+attributed successes, which the call was told to state every claim of. Then replay over
+the union of the children's regression sets: each child's sample (`_sample`, the same
+split its compression uses; an episode any child holds out stays out), together at least
+one episode a child and up to `compress.sample`, each replayed against
 that child's probe as the reference, since the parent is to be served in its place (an
 episode of two children is replayed once for each). Accepted only if every replay passes;
 when the only replays that did not pass are ones that could not run (a timeout, a broken
@@ -49,7 +51,7 @@ from rose.events import read_events
 from rose.judge import models as m
 from rose.judge.base import MERGE, Judge
 from rose.loop import _groups, _lock, _replay, _sample, demote
-from rose.loop.compress import UNDER_REPORTED
+from rose.loop.compress import UNDER_REPORTED, claims_dropped, keeps_claims
 from rose.models import Claim, Node, farthest
 from rose.store.facade import Store
 
@@ -233,6 +235,11 @@ def _attempt(
         budget_tokens=max(1, attempt.tokens - 1),
         evidence=evidence,
         preserve=preserve,
+        keep_claims=[
+            c.id
+            for c in children
+            if keeps_claims(c.stats.successes, store.config.compress.claims_after)
+        ],
     )
     try:
         answer = judge.ask(MERGE, ctx)
@@ -261,7 +268,7 @@ def _attempt(
         patches=_unique([p for c in children for p in c.patches]),
         scope=children[0].scope,
     )
-    attempt.reason = _refusal(attempt, parent, children)
+    attempt.reason = _refusal(attempt, parent, children, keep_claims=ctx.keep_claims)
     if not attempt.reason:
         for child in children:
             cases = sample[child.id]
@@ -301,7 +308,9 @@ def _attempt(
     return attempt
 
 
-def _refusal(attempt: Attempt, parent: Node, children: list[Node]) -> str:
+def _refusal(
+    attempt: Attempt, parent: Node, children: list[Node], *, keep_claims: list[str]
+) -> str:
     """Why the merged parent is refused before any replay, or ""."""
     ids = [c.id for c in children]
     stray = [c for c in parent.dropped if c.holder not in ids]
@@ -309,6 +318,12 @@ def _refusal(attempt: Attempt, parent: Node, children: list[Node]) -> str:
         return (
             f"a dropped claim names {stray[0].holder!r} as its holder, which is not one of the "
             f"children ({', '.join(ids)}): it could never be put back"
+        )
+    lost = claims_dropped(parent.dropped, keep_claims)
+    if lost:
+        return (
+            f"left out a claim of {lost[0].holder} ({lost[0].claim[:80]!r}), which has too "
+            "few attributed successes to show it is not needed (compress.claims_after)"
         )
     before, after = attempt.tokens, attempt.candidate_tokens
     if after >= before:

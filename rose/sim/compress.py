@@ -2,17 +2,19 @@
 
 Compression removes filler first (sentences carrying no fact), then rewrites the verbose
 fact sentences in their terse form, and only then drops facts, least evidenced first:
-a fact in an evidence span or a preserve hint is never dropped; with no evidence at
-all it drops at most one. It declares what it removed the way the prompt asks: each
-filler sentence as an anecdote (kind `example`), each rationale a terse rewrite cut off
-as a claim of its own (kind `other`), each dropped fact in its terse form; the
-``under_report`` knob leaves that share of them undeclared; the ``noise`` knob makes it
-cut one protected fact too, and the ``over_cut`` knob makes it keep cutting past the
-budget, each unprotected fact with that chance, evidence or none.
+a fact in an evidence span or a preserve hint is never dropped, nor any fact when the
+prompt says to keep every claim; with no evidence at all it drops at most one. It
+declares what it removed the way the prompt asks: each filler sentence as an anecdote
+(kind `example`), each rationale a terse rewrite cut off as a claim of its own (kind
+`other`), each dropped fact in its terse form; the ``under_report`` knob leaves that
+share of them undeclared; the ``noise`` knob makes it cut one protected fact too, and
+the ``over_cut`` knob makes it keep cutting past the budget, each unprotected fact with
+that chance, evidence or none.
 
-The merger keeps the children's principles and traps, and the details evidence or a
-preserve hint protects, in terse form; it declares the rest the same way, each claim with
-the child that holds it, and leaves out unprotected facts while it is over its budget.
+The merger keeps the children's principles and traps, the details evidence or a preserve
+hint protects, and every fact of the children whose every claim the prompt says to keep,
+in terse form; it declares the rest the same way, each claim with the child that holds
+it, and leaves out unprotected facts while it is over its budget.
 
 What they read: the lessons' facts (their markers, beside the words that state them), the
 budget, and the facts the evidence and preserve hints carry or state in words (a judge's
@@ -40,6 +42,8 @@ def compress(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     protected = set(world.facts_in(evidence)) | set(world.stated(evidence))
     has_evidence = bool(protected)
     protected |= set(world.facts_in(preserve)) | set(world.stated(preserve))
+    if parse.section(prompt, "claims"):  # told to keep every claim
+        protected |= set(world.facts_in(body))
 
     sentences = parse.sentences(body)
     kept = [s for s in sentences if world.facts_in(s)] or sentences
@@ -133,6 +137,10 @@ def merge(world: Reader, prompt: str, d: Draws) -> dict[str, Any]:
     budget = _tokens(parse.section(prompt, "budget"))
     shown = parse.section(prompt, "evidence") + "\n" + parse.section(prompt, "preserve")
     protected = set(world.facts_in(shown)) | set(world.stated(shown))
+    keep = parse.section(prompt, "claims")  # the children whose every claim it must state
+    protected |= {
+        f for lesson_id, body in blocks if lesson_id in keep for f in world.facts_in(body)
+    }
     kept = [f for f in facts if world.facts[f].kind != "detail" or f in protected] or facts[:1]
     spare = sorted((f for f in kept if f not in protected), key=lambda f: d.unit("drop", f))
     while spare and len(kept) > 1 and _cost(world, kept) > budget:
