@@ -23,18 +23,19 @@ from rose.atomic import write_text
 from rose.errors import RoseError
 
 #: What decides the figures, relative to the repository root: the stages and the judge, the
-#: simulated world, the prompts, the stage sequence after a session, the host driver, the
-#: benchmark and this module (which decides what the table shows).
+#: simulated world (the hooks' driver among it), the prompts, the jobs (the stage sequence
+#: after a session, capture), the transcripts the reflector reads, the prompt hook, the store
+#: and its files, the benchmark and this module (which decides what the table shows).
 DECIDING = (
     "rose/loop",
     "rose/judge",
     "rose/sim",
     "prompts",
-    "rose/jobs/learning.py",
-    "rose/jobs/queue.py",
-    "rose/sim/drive.py",
+    "rose/jobs",
+    "rose/transcripts",
     "rose/hooks/main.py",  # the prompt hook: what is injected
     "rose/store",  # how a lesson is rendered, counted and chosen within the budget
+    "rose/files",
     "rose/queries",
     "rose/model",
     "rose/config.py",
