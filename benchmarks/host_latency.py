@@ -307,17 +307,24 @@ def _fmt(v: float | None) -> str:
     return "—" if v is None else f"{v:,.1f}" if v % 1 else f"{v:,.0f}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def host_args(ap: argparse.ArgumentParser, *, runs: str, sizes: str) -> None:
+    """The options of a benchmark that runs the real CLI against the loopback judge."""
     ap.add_argument("--claude", default=None, help="the Claude Code CLI to run")
-    ap.add_argument("--runs", type=int, default=5, help="timed runs per configuration")
-    ap.add_argument("--sizes", default="0,1000", help="store sizes of the model-decided runs")
+    ap.add_argument("--runs", type=int, default=5, help=runs)
+    ap.add_argument("--sizes", default="0,1000", help=sizes)
     ap.add_argument("--json", action="store_true", help="print the figures only, as JSON")
     ap.add_argument("--keep", default=None, help="keep the homes and projects in this folder")
     ap.add_argument(
         "--pace",
         default=",".join(f"{x:g}" for x in REALISTIC),
         help="the judge's pace: seconds to its first token, tokens a second (0,0: at once)",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    host_args(
+        ap, runs="timed runs per configuration", sizes="store sizes of the model-decided runs"
     )
     args = ap.parse_args(argv)
     first, per_s = (float(x) for x in args.pace.split(","))

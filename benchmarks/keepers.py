@@ -41,10 +41,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _synth_world import generate  # noqa: E402
-from host_latency import WARMUP, Host, _index, _say, find_claude  # noqa: E402
+from host_latency import WARMUP, Host, _index, _say, find_claude, host_args  # noqa: E402
 
 from rose.sim import World, hosts  # noqa: E402
-from rose.sim.loopback import REALISTIC  # noqa: E402
 from rose.sim.markers import strip  # noqa: E402
 
 SEED = 0
@@ -214,17 +213,8 @@ def _f(v: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--claude", default=None, help="the Claude Code CLI to run")
-    ap.add_argument("--runs", type=int, default=5, help="timed runs per arm and size")
-    ap.add_argument("--sizes", default="0,1000", help="store sizes")
+    host_args(ap, runs="timed runs per arm and size", sizes="store sizes")
     ap.add_argument("--arms", default=",".join(ARMS), help=f"of {', '.join(ARMS)}")
-    ap.add_argument("--json", action="store_true", help="print the figures only, as JSON")
-    ap.add_argument("--keep", default=None, help="keep the homes and projects in this folder")
-    ap.add_argument(
-        "--pace",
-        default=",".join(f"{x:g}" for x in REALISTIC),
-        help="the judge's pace: seconds to its first token, tokens a second",
-    )
     args = ap.parse_args(argv)
     first, per_s = (float(x) for x in args.pace.split(","))
     arms = [a for a in args.arms.split(",") if a]
