@@ -26,6 +26,8 @@ JUDGE = {
     **EXAMPLES,
     "reflect": {**EXAMPLES["reflect"], "earlier": ["add a client"], "served": [LESSON]},
     "replay_judge": {**EXAMPLES["replay_judge"], "reference": "add backoff and a cap"},
+    "compress": {**EXAMPLES["compress"], "keep_claims": True},
+    "merge": {**EXAMPLES["merge"], "keep_claims": ["n_7f2a"]},
 }
 INJECT = {
     "inject/lesson": {
