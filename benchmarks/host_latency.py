@@ -321,6 +321,21 @@ def host_args(ap: argparse.ArgumentParser, *, runs: str, sizes: str) -> None:
     )
 
 
+def prepared(args: argparse.Namespace, prefix: str) -> tuple[str, list[int], str, Path] | None:
+    """What `host_args` asked for, ready: the CLI, the sizes, the CLI's version and the folder
+    to work in (made); None, said why, when no CLI is found."""
+    claude = find_claude(args.claude)
+    if claude is None:
+        where = args.claude or "--claude, $ROSE_E2E_CLAUDE, /tmp/cc332 or PATH"
+        _say(f"no Claude Code CLI at {where} (give --claude PATH, or `{INSTALL}`)")
+        return None
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    version = subprocess.run([claude, "--version"], capture_output=True, text=True).stdout.strip()
+    root = Path(args.keep or tempfile.mkdtemp(prefix=prefix))
+    root.mkdir(parents=True, exist_ok=True)
+    return claude, sizes, version, root
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     host_args(
@@ -328,16 +343,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     first, per_s = (float(x) for x in args.pace.split(","))
-    claude = find_claude(args.claude)
-    if claude is None:
-        where = args.claude or "--claude, $ROSE_E2E_CLAUDE, /tmp/cc332 or PATH"
-        _say(f"no Claude Code CLI at {where} (give --claude PATH, or `{INSTALL}`)")
+    ready = prepared(args, "rose-host-latency-")
+    if ready is None:
         return 2
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    version = subprocess.run([claude, "--version"], capture_output=True, text=True).stdout.strip()
+    claude, sizes, version, root = ready
     world = World.generate(SEED)
-    root = Path(args.keep or tempfile.mkdtemp(prefix="rose-host-latency-"))
-    root.mkdir(parents=True, exist_ok=True)
     host = Host(root, claude, (first, per_s))
     try:
         configs = configs_for(root, sizes)

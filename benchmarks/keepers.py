@@ -34,14 +34,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _synth_world import generate  # noqa: E402
-from host_latency import WARMUP, Host, _index, _say, find_claude, host_args  # noqa: E402
+from host_latency import WARMUP, Host, _index, _say, host_args, prepared  # noqa: E402
 
 from rose.sim import World, hosts  # noqa: E402
 from rose.sim.markers import strip  # noqa: E402
@@ -222,15 +221,11 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         _say(f"unknown arm(s) {', '.join(unknown)}: choose from {', '.join(ARMS)}")
         return 2
-    claude = find_claude(args.claude)
-    if claude is None:
-        _say("no Claude Code CLI (give --claude PATH)")
+    ready = prepared(args, "rose-keepers-")
+    if ready is None:
         return 2
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    version = subprocess.run([claude, "--version"], capture_output=True, text=True).stdout.strip()
+    claude, sizes, version, root = ready
     world = World.generate(SEED)
-    root = Path(args.keep or tempfile.mkdtemp(prefix="rose-keepers-"))
-    root.mkdir(parents=True, exist_ok=True)
     by_arm: dict[str, Host] = {}
     try:
         builder = Host(root / "build", claude, (first, per_s))
