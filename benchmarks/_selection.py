@@ -1,4 +1,4 @@
-"""What an arm held and how it chose on one prompt (`rose.sim.causes.Selection`), read from
+"""What an arm held and how it chose on one prompt (`rose.sim.hosts.causes.Selection`), read from
 its store, so that each failed first attempt can be put down to one cause.
 
 For a ROSE arm the prompt's recall is asked again, in this process, with a judge of its own
@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rose.loop.recall import recall
-from rose.sim.causes import Selection, Unit, lessons_in
+from rose.loop.selection.recall import recall
+from rose.sim.hosts.causes import Selection, Unit, lessons_in
 from rose.store import view as recall_view
 from rose.store.facade import Store
 

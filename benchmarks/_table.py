@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rose.atomic import write_text
+from rose.disk.atomic import write_text
 from rose.errors import RoseError
 
 #: What decides the figures, relative to the repository root: the stages and the judge, the

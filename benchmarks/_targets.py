@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rose.sim import scoreboard
+from rose.sim.hosts import scoreboard
 
 Rows = Mapping[str, Sequence[scoreboard.Record]]  # arm -> its window's records, aligned
 Figure = Callable[[Rows], float | None]

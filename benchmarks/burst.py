@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rose.sim.hosts import read_jsonl, settle  # noqa: E402
+from rose.sim.hosts.clis import read_jsonl, settle  # noqa: E402
 
 TRANSCRIPT = REPO / "tests" / "fixtures" / "transcripts" / "claude-code-2.x-hand.jsonl"
 

@@ -11,7 +11,7 @@ else one served) and the Stop hook; all of them against the one store at once, w
 graph database one process's at a time. Then again with `rose add --no-reconcile` and no
 kept process (`ROSE_KEEP_WARM=0`: no graph server holds the database between
 commands). After the commands, the store's detached jobs are waited for
-(`rose.sim.hosts.settle`).
+(`rose.sim.hosts.clis.settle`).
 
 Per run: each command's attempts and failures (a non-zero exit), how many `rose add`s said
 "deferred" (stored without the database, finished by a job), the lessons lost (a typed text
@@ -106,7 +106,7 @@ def run(writers: int, rounds: int, *, reconcile: bool) -> dict:
     from rose import config
     from rose.jobs import queue as jobs
     from rose.model.registry import simulated_model
-    from rose.sim.hosts import settle
+    from rose.sim.hosts.clis import settle
     from rose.store.facade import Store
 
     with tempfile.TemporaryDirectory(prefix="rose-contention-") as tmp:

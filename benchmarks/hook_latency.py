@@ -13,7 +13,7 @@ injects) and with one session id (lessons already in context), each with no
 writer, a busy writer on another store (CPU contention), and a writer opening
 this store's graph in a loop (which the fast path must not notice); then with a
 writer adding lessons to this store, run as ROSE runs its jobs (a session of its own,
-at the jobs' priority: `rose.detach.background`), and the same writer at the user's own
+at the jobs' priority: `rose.processes.detach.background`), and the same writer at the user's own
 priority (a `rose add` loop in another terminal): the first against a p95 within 1.5 x
 the idle median, both against no prompt without memory. A size's
 configurations run interleaved, one run each per round in a rotating order, the
@@ -103,7 +103,7 @@ _WRITER_ADDING = """
 import signal, sys
 from pathlib import Path
 if sys.argv[2] == "job":
-    from rose.detach import background
+    from rose.processes.detach import background
     background()
 from rose.store.facade import Store
 stop = []
@@ -135,8 +135,8 @@ try:
     main()
 except SystemExit:
     pass
-slow = [m for m in ("rose.loop.recall", "rose.store.facade", "kuzu", "ladybug") if m in sys.modules]
-print("SLOW=" + ",".join(slow), file=sys.stderr)
+slow = ("rose.loop.selection.recall", "rose.store.facade", "kuzu", "ladybug")
+print("SLOW=" + ",".join(m for m in slow if m in sys.modules), file=sys.stderr)
 """
 
 

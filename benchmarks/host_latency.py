@@ -6,9 +6,9 @@ path included.
 
 Runs `claude -p` offline: every request the CLI makes, and every judge call ROSE's `claude`
 backend makes through it (`claude -p --json-schema`), goes to the loopback server
-(`rose.sim.loopback`), which plays the simulated world's agent and model. The judge answers
+(`rose.sim.hosts.loopback`), which plays the simulated world's agent and model. The judge answers
 at a real model's pace (`--pace FIRST_TOKEN_S,TOKENS_PER_S`, default 2 s then 50 tokens a
-second: `rose.sim.loopback.REALISTIC`; `--pace 0,0` answers at once). One temporary HOME;
+second: `rose.sim.hosts.loopback.REALISTIC`; `--pace 0,0` answers at once). One temporary HOME;
 one project per configuration:
 
 - **bare**: ROSE not installed; the CLI's own round trip.
@@ -54,8 +54,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _synth_world import generate  # noqa: E402
 
-from rose.sim import World, hosts  # noqa: E402
-from rose.sim.loopback import REALISTIC  # noqa: E402
+from rose.sim import World
+from rose.sim.hosts import clis as hosts  # noqa: E402
+from rose.sim.hosts.loopback import REALISTIC  # noqa: E402
 from rose.sim.markers import strip  # noqa: E402
 
 TARGET_ADDED_MS = 1000.0  # the model-decided path, over the bare CLI's time to first reply
@@ -203,7 +204,7 @@ server.stop_all()
 
 _GISTS = """
 from rose.judge.calls import for_store
-from rose.loop import families
+from rose.loop.selection import families
 from rose.store.facade import Store
 store = Store.open()
 print(len(store.read("apexes", scope="")), families.refresh(store, for_store(store)))

@@ -42,7 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _synth_world import generate  # noqa: E402
 from host_latency import WARMUP, Host, _index, _say, host_args, prepared  # noqa: E402
 
-from rose.sim import World, hosts  # noqa: E402
+from rose.sim import World
+from rose.sim.hosts import clis as hosts  # noqa: E402
 from rose.sim.markers import strip  # noqa: E402
 
 SEED = 0

@@ -16,12 +16,12 @@ default arms, like for like with ROSE from an empty store:
 
 - ``none``: nothing is injected;
 - ``ceiling``: on each prompt, exactly the needed facts among those taught or found in
-  earlier sessions (`rose.sim.arms.Ceiling`): the best any learner could do;
+  earlier sessions (`rose.sim.hosts.arms.Ceiling`): the best any learner could do;
 - ``flat-learned``, ``topk-learned``: the level-0 lessons the ``rose`` arm's store held
   before each session, served whole, or filtered by one `relevance` call within
   `recall.max_pack_tokens` (no compression, no rules): ROSE's knowledge without its
   machinery (asking for either runs ``rose``);
-- ``rose``: ROSE as it is, through its real hooks (`rose.sim.drive`), from an empty store;
+- ``rose``: ROSE as it is, through its real hooks (`rose.sim.hosts.drive`), from an empty store;
   ``rose-norules`` the same writing and following no selection rules;
 
 and those handed the world's lessons (one verbose level-0 lesson per topic): ``flat``
@@ -33,16 +33,16 @@ over every level at once), ``rose-jump`` and ``rose-stepwise`` (descending by
 ``rose-noise20``, ``rose-pull`` and ``rose-seeded-pull`` (the agent given the MCP
 server's tools: `rose.sim.pulling`).
 
-Every figure is the world's (`rose.sim.scoreboard`), over one window (the second half of
+Every figure is the world's (`rose.sim.hosts.scoreboard`), over one window (the second half of
 each stream), pooled over the seeds: first-attempt success with its 95 % interval,
 injected tokens per prompt, recall, precision (lessons acted on over lessons in the
 block) and selection precision (the same where ROSE's walk chose), success on bridge
 tasks, model calls per prompt and per session, the share of retries that held, and each
-failed first attempt under one cause (`rose.sim.causes`; for ROSE, its recall asked again
+failed first attempt under one cause (`rose.sim.hosts.causes`; for ROSE, its recall asked again
 with and without rules: `_selection.py`). ARCHITECTURE.md's targets are printed beside
 the figures with paired 95 % intervals (`_targets.py`); a miss is reported, never an
 error. Under the table, ``timeouts`` counts the deadlines that passed in the ROSE arms
-(`rose.sim.drive.timeouts`): a seeded run gives the same figures run to run when it says
+(`rose.sim.hosts.drive.timeouts`): a seeded run gives the same figures run to run when it says
 none, whatever the machine's load. Seeds run in parallel processes (`--jobs`).
 
 The standing run is the default size (`STANDING`); `--write-table` writes its table into
@@ -82,12 +82,13 @@ from _plot import plot
 from rose import tokens
 from rose.errors import RoseError
 from rose.judge.calls import Judge
-from rose.loop import route
+from rose.loop.selection import route
 from rose.model.registry import simulated_model
-from rose.sim import SimulatedBackend, World, scoreboard
-from rose.sim.arms import Ceiling, NoMemory
-from rose.sim.causes import Selection
-from rose.sim.drive import FIGURES, HookHost, Tally, framed, not_built
+from rose.sim import SimulatedBackend, World
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.arms import Ceiling, NoMemory
+from rose.sim.hosts.causes import Selection
+from rose.sim.hosts.drive import FIGURES, HookHost, Tally, framed, not_built
 from rose.sim.realism import Realism
 from rose.store import view as recall_view
 from rose.store.facade import Store
@@ -504,7 +505,7 @@ PULL_COLUMNS = (
     ("pulled tok/prompt", "pulled_tokens_per_prompt"),
     ("pull calls/prompt", "pull_model_calls_per_prompt"),
 )
-#: The causes of failure as the table heads them (`rose.sim.causes.CAUSES`, in order).
+#: The causes of failure as the table heads them (`rose.sim.hosts.causes.CAUSES`, in order).
 CAUSE_HEADS = {
     "never_taught": "never taught",
     "not_stored": "not stored",
@@ -593,7 +594,7 @@ def _growth(arms: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 
 def _timeouts_line(late: Mapping[str, int]) -> str:
-    """Whether any deadline passed (`rose.sim.drive.timeouts`): a seeded run repeats only
+    """Whether any deadline passed (`rose.sim.hosts.drive.timeouts`): a seeded run repeats only
     when none did."""
     hit = {arm: n for arm, n in late.items() if n}
     if not hit:

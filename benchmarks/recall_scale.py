@@ -6,7 +6,7 @@
 
 For each size a store over the simulated world is written straight to disk
 (`_synth_world.py`: the world's own lessons among synthetic families about subjects outside
-it), indexed, and its family gists written once (`rose.loop.families.refresh`, the work
+it), indexed, and its family gists written once (`rose.loop.selection.families.refresh`, the work
 a session's end does; its calls are reported apart, as setup). Then the first --prompts
 of the world's tasks are sent, each as a new session, through the real prompt hook
 (`python -m rose hook user-prompt-submit`, a process per prompt, with the simulated
@@ -21,7 +21,7 @@ lesson's wording). The bound is printed beside the calls: `recall.judge_calls` +
 
 With and without pull: each prompt's block is then given to the simulated agent
 (`rose.sim.agent.Agent`, the world's seed), first without the memory's tools and then with
-them (`rose.sim.pulling.attempt`: after its checks fail it pulls through `rose.loop.pull`,
+them (`rose.sim.pulling.attempt`: after its checks fail it pulls through `rose.loop.selection.pull`,
 the door `rose mcp` serves, in this process against the same store). Reported: the share
 of prompts that succeed without and with pull, the pull calls an attempt made, the tokens
 of the answers it read, and the relevance calls and judge tokens its pulled recalls cost
@@ -46,10 +46,11 @@ from _synth_world import generate  # beside this script, which is run as a file
 
 from rose import config, tokens
 from rose.judge.calls import for_store
-from rose.loop import families
+from rose.loop.selection import families
 from rose.model.registry import simulated_model
-from rose.sim import World, pulling, scoreboard
+from rose.sim import World, pulling
 from rose.sim.agent import Agent, Turn
+from rose.sim.hosts import scoreboard
 from rose.store.facade import Store
 
 HERE = Path(__file__).resolve().parent
@@ -179,7 +180,7 @@ def _pull(
 ) -> tuple[dict[str, Any], int]:
     """The agent's attempt with `block` in context, without the memory's tools and with
     them; what pulling cost (its calls, the tokens read, the model calls of its recalls)."""
-    from rose.loop import pull
+    from rose.loop.selection import pull
 
     agent = Agent(world, seed=world.seed)
     turns = (Turn(block),)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rose.redact import redact  # noqa: E402
+from rose.redaction.redact import redact  # noqa: E402
 
 RULESET = "gitleaks-v8.30.1"
 DATA = Path(__file__).with_name("data") / f"{RULESET}.jsonl"

@@ -4,7 +4,7 @@ What it proves: with ROSE wired into a project the way a user wires it (`rose in
 `rose add`, `rose install --scope project`), the real `claude -p` runs ROSE's
 UserPromptSubmit hook, accepts its JSON, and sends the `<rose-memory>` block holding the
 lesson text to the model: the lesson is found in the body of the POST /v1/messages that
-reached the loopback server (`rose.sim.loopback`, which records every request; these
+reached the loopback server (`rose.sim.hosts.loopback`, which records every request; these
 prompts are none of its world's tasks, so it answers each with one plain sentence), and is
 absent from a control run made
 before ROSE was wired. It also records which of ROSE's hooks ran (SessionStart, Stop and
@@ -32,8 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from rose.sim.hosts import claude_env
-from rose.sim.loopback import serve
+from rose.sim.hosts.clis import claude_env
+from rose.sim.hosts.loopback import serve
 
 LESSON = "The staging database listens on port 5433, not 5432."
 PROMPT = "which port does staging use?"
@@ -208,8 +208,8 @@ def run(claude: str, rose_cmd: list[str], workdir: Path, timeout: float) -> dict
         report["wired_events"] = sorted(settings.get("hooks", {}))
 
         # 3. the turn that should carry the lesson
-        cp, result = claude_p(PROMPT, "requests-rose.jsonl")
-        posts = _message_posts(workdir / "requests-rose.jsonl")
+        cp, result = claude_p(PROMPT, "requests-rose.disk.jsonl")
+        posts = _message_posts(workdir / "requests-rose.disk.jsonl")
         session = str(result.get("session_id") or "")
         hit = next((p for p in posts if LESSON in json.dumps(p["body"], ensure_ascii=False)), None)
         block_hit = next((p for p in posts if "<rose-memory>" in json.dumps(p["body"])), None)

@@ -267,7 +267,7 @@ def load(paths: list[Path]) -> Config:
             chosen[key], origin[key] = value, where
     cfg = Config.model_validate(_nest(chosen))
     if rejected:
-        from rose.redact import redact_obj  # a warning is no place for a secret
+        from rose.redaction.redact import redact_obj  # a warning is no place for a secret
 
         for key, value, where, why in rejected:
             used = f"from {origin[key]}" if key in origin else "the default"
@@ -308,7 +308,7 @@ def validate(flat: dict[str, Any]) -> Config:
     try:
         return Config.model_validate(_nest(flat))
     except ValidationError as exc:
-        from rose.redact import redact_obj  # an error message is no place for a secret
+        from rose.redaction.redact import redact_obj  # an error message is no place for a secret
 
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"])
@@ -349,7 +349,7 @@ def _raw(path: Path) -> dict:
     when there is none, or when it is unreadable (its text is then kept in broken_copy)."""
     import yaml
 
-    from rose.atomic import write_text
+    from rose.disk.atomic import write_text
 
     if unreadable(path) is not None:
         write_text(broken_copy(path), path.read_text(encoding="utf-8", errors="replace"))
@@ -363,7 +363,7 @@ def _raw(path: Path) -> dict:
 def _write(path: Path, data: dict) -> None:
     import yaml
 
-    from rose.atomic import write_text
+    from rose.disk.atomic import write_text
 
     write_text(path, yaml.safe_dump(data, sort_keys=True, allow_unicode=True) if data else "")
 
@@ -374,7 +374,7 @@ def set_override(path: Path, key: str, raw: str) -> Any:
     as stored: redacted like every write, and validated redacted, so a secret neither leaves a
     file that no longer loads nor is echoed back. A file that is not YAML is replaced, its
     text kept in `broken_copy(path)`."""
-    from rose.redact import redact_obj
+    from rose.redaction.redact import redact_obj
 
     if key not in keys():
         raise UnknownKey(key)

@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from rose.atomic import append_line
+from rose.disk.atomic import append_line
 
 #: The event of a deadline that passed where no judge logged it (a replay process that
 #: gave no answer in time); a judgement that timed out is a `judge` event with that error.

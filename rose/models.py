@@ -48,7 +48,7 @@ ClaimKind = Literal["parameter", "detail", "step", "example", "caveat", "princip
 #: or rename it, as it may the default `general`; `scope`: filed where it is by default, no
 #: one having judged or chosen its scope; or `reconcile`: stored while the judge was
 #: unavailable, not yet reconciled with what is known (a later job does both:
-#: `rose.loop.consolidate`).
+#: `rose.loop.reflection.consolidate`).
 Provisional = Literal["title", "gist", "family", "scope", "reconcile"]
 _PROVISIONAL_ORDER: tuple[str, ...] = ("title", "gist", "family", "scope", "reconcile")
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from rose.sim.hosts import (
+from rose.sim.hosts.clis import (
     attachments,
     claude_env,
     prompt_hook_ms,

@@ -1,7 +1,7 @@
 """What the end-to-end rigs for the real CLIs share (tests/_claude_e2e.py, tests/_codex_e2e.py).
 
 A rig is one temporary HOME, one project and one loopback model server
-(`rose.sim.loopback`, playing the simulated world) started as a process of its own, which
+(`rose.sim.hosts.loopback`, playing the simulated world) started as a process of its own, which
 stops once the test's process is gone. `rose` runs from this checkout (`sys.executable -m
 rose`, PYTHONPATH passed on) in an environment built from scratch, so the host's hooks,
 ROSE's detached jobs and the judge calls they make all reach 127.0.0.1 only, and the real
@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rose.sim.hosts import Server, read_jsonl, settle
-from rose.sim.loopback import REALISTIC
+from rose.sim.hosts.clis import Server, read_jsonl, settle
+from rose.sim.hosts.loopback import REALISTIC
 
 #: The judge's pace in the end-to-end tests: a real model's, never a millisecond's
 #: (`ROSE_E2E_PACE=first_token,tokens_per_s` sets another; `0,0` answers at once).

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import itertools
 
+from rose.files import sessions
 from rose.jobs import learning
 from rose.models import Claim, Episode, Node, claim_id
-from rose.store import sessions
 from rose.store.facade import Store
 
 L0, L1, L2 = "n_orig0001", "n_comp0001", "n_comp0002"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rose import config
 from rose.judge.calls import Judge
-from rose.loop import _replay
+from rose.loop.abstraction import replay as _replay
 from rose.models import Episode, Node, Span
 from rose.sim import SimulatedBackend, World, examples
 from rose.store.facade import Store

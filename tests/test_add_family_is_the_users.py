@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 
 from rose.judge import models as m
-from rose.loop.consolidate import consolidate
-from rose.loop.reflect import minted_nodes
+from rose.loop.reflection.consolidate import consolidate
+from rose.loop.reflection.reflect import minted_nodes
 from rose.store.facade import Store
 from tests._reconcile import judge, lesson, reconciled, related
 

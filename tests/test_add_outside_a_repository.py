@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rose.cli import app, lesson_cmds
+from rose.cli import app
+from rose.cli.lessons import lesson_cmds
+from rose.files import notices
 from rose.files.layout import global_root
-from rose.loop import _land
-from rose.store import notices
+from rose.loop.reflection import _land
 
 LESSON = "Use port 5433 for the test database."
 

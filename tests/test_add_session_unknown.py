@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.store import sessions
+from rose.files import sessions
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph

@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 from rose import config
 from rose.cli import app
+from rose.files import intake, sessions
 from rose.jobs import queue as jobs
 from rose.jobs.capture import queue_intake
 from rose.model.registry import simulated_model
-from rose.store import intake, sessions
 from rose.store.facade import Store
 from tests._holder import hold_until_closed
 from tests._hookrun import payload, run_hook

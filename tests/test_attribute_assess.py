@@ -14,11 +14,11 @@ from __future__ import annotations
 import pytest
 
 from rose.errors import BackendFailed, BackendUnavailable
+from rose.files import sessions
 from rose.judge.calls import Judge
-from rose.loop.attribute import Verdict, assess_unit, record
+from rose.loop.reflection.attribute import Verdict, assess_unit, record
 from rose.model.scripted import ScriptedBackend
 from rose.models import Node
-from rose.store import sessions
 
 A = Node(id="n_alpha0001", title="Alpha", gist="Alpha gist.", body="Alpha body: use port 5433.")
 B = Node(id="n_bravo0001", title="Bravo", gist="Bravo gist.", body="Bravo body: retry twice.")

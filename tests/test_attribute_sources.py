@@ -16,9 +16,9 @@ import json
 
 import pytest
 
-from rose.loop.attribute import Verdict, record
+from rose.files import sessions
+from rose.loop.reflection.attribute import Verdict, record
 from rose.models import Node
-from rose.store import sessions
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph

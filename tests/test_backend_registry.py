@@ -36,7 +36,7 @@ def test_unknown_name_lists_the_valid_ones():
 
 
 def test_simulated_without_the_sim_package_is_unavailable(monkeypatch):
-    monkeypatch.setitem(sys.modules, "rose.sim.backend", None)  # makes the import fail
+    monkeypatch.setitem(sys.modules, "rose.sim.model.backend", None)  # makes the import fail
     with pytest.raises(BackendUnavailable, match="simulated world"):
         make_backend("simulated")
 

@@ -1,4 +1,4 @@
-"""Work nobody waits for yields the CPU to the prompt hook: `rose.detach.background`.
+"""Work nobody waits for yields the CPU to the prompt hook: `rose.processes.detach.background`.
 
 Locks in that a process leading its own session lowers its nice value and its session's
 group (where the kernel groups tasks by session, a nice value alone weighs nothing against
@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from rose import detach
 from rose.files.layout import StoreDir
 from rose.graph import server
 from rose.jobs import queue as jobs
+from rose.processes import detach
 from rose.store.facade import Store
 from tests._jobs import REPO, finished, make_ledger, wait_for
 from tests._kept import own_folder
@@ -35,7 +35,7 @@ needs_groups = pytest.mark.skipif(not GROUPED, reason="the kernel does not group
 
 REPORT = """
 import json, os, sys
-from rose import detach
+from rose.processes import detach
 {before}
 detach.background()
 {after}
@@ -173,7 +173,7 @@ def test_a_retry_never_reaches_a_process_that_is_not_a_child(monkeypatch):
 JOB_SESSION = """
 import sys
 from pathlib import Path
-from rose import detach
+from rose.processes import detach
 detach.background()
 from rose.graph.engine import open_graph
 with open_graph(Path(sys.argv[1]), sys.argv[2]) as g:
@@ -220,7 +220,7 @@ def test_the_graph_server_works_for_a_job_at_the_priority_of_who_started_it(
 LOWERED_OPEN = """
 import sys
 from pathlib import Path
-from rose import detach
+from rose.processes import detach
 detach.background()
 from rose.store.facade import Store
 Store.open(Path(sys.argv[1])).read("level_counts")
@@ -279,7 +279,7 @@ print(group())
 SPAWN_CHILD = """
 import os, sys
 from tests.test_background_priority import WAIT_AND_REPORT
-from rose import detach
+from rose.processes import detach
 from rose.model import _proc
 if sys.argv[1] == "background":
     detach.background()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rose import kept
+from rose.processes import kept
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from rose.sim.causes import CAUSES
-from rose.sim.drive import STAGES
-from rose.sim.scoreboard import KEYS
+from rose.sim.hosts.causes import CAUSES
+from rose.sim.hosts.drive import STAGES
+from rose.sim.hosts.scoreboard import KEYS
 
 pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 

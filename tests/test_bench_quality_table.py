@@ -21,14 +21,14 @@ _table = module("_table")
 
 README = "# Project\n\nIntro.\n\n{begin}\nold table\n{end}\n\nAfter the table.\n"
 TREE = {
-    "rose/loop/recall.py": "def recall(): ...\n",
-    "rose/loop/_walk.py": "WALK = 1\n",
+    "rose/loop/selection/recall.py": "def recall(): ...\n",
+    "rose/loop/selection/_walk.py": "WALK = 1\n",
     "rose/judge/calls.py": "class Judge: ...\n",
     "rose/sim/world.py": "WORLD = 'seeded'\n",
     "prompts/relevance.j2": "Choose among {{ lessons }}\n",
     "rose/jobs/learning.py": "STAGES = ('reflect',)\n",
     "rose/jobs/queue.py": "JOBS = ()\n",
-    "rose/sim/drive.py": "DRIVE = 1\n",
+    "rose/sim/hosts/drive.py": "DRIVE = 1\n",
     "benchmarks/quality.py": "print('quality')\n",
     "benchmarks/_table.py": "TABLE = 1\n",
     "rose/cli/main.py": "CLI = 1\n",  # not deciding
@@ -155,7 +155,7 @@ def test_stamp_line_round_trips(tree: Path) -> None:
 
 def test_edit_to_deciding_files_makes_check_stale_naming_them(tree: Path) -> None:
     _table.write(_result(), tree)
-    (tree / "rose/loop/_walk.py").write_text("WALK = 2\n")
+    (tree / "rose/loop/selection/_walk.py").write_text("WALK = 2\n")
     (tree / "prompts/relevance.j2").write_text("Choose well among {{ lessons }}\n")
     (tree / "rose/cli/main.py").write_text("CLI = 3\n")
     ok, message = _table.check(tree)
@@ -216,7 +216,7 @@ def test_block_without_stamp_is_not_current(tree: Path) -> None:
 def test_result_from_other_code_is_refused(tree: Path) -> None:
     result = _result()
     result["params"]["fingerprint"] = _table.fingerprint(tree)
-    (tree / "rose/sim/drive.py").write_text("DRIVE = 2\n")  # edited during the run
+    (tree / "rose/sim/hosts/drive.py").write_text("DRIVE = 2\n")  # edited during the run
     with pytest.raises(_table.TableError, match="rerun the benchmark on this tree"):
         _table.write(result, tree)
 

@@ -12,8 +12,8 @@ task in one stream are resampled as one cluster, since they are not independent.
 
 from __future__ import annotations
 
-from rose.sim import scoreboard
-from rose.sim.causes import CAUSES
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.causes import CAUSES
 from tests._bench import module
 
 _targets = module("_targets")

@@ -13,7 +13,7 @@ import pytest
 
 from rose import config
 from rose.errors import RoseError
-from rose.loop import compress as c
+from rose.loop.abstraction import compress as c
 from rose.models import Node
 from tests._compress import family, judge, prober, succeed
 

@@ -1,6 +1,6 @@
 """Replay really runs each candidate probe in a fresh `rose` process (end to end, once).
 
-Locks in: by default the candidate's probes are asked by `python -m rose.loop._replay`,
+Locks in: by default the candidate's probes are asked by `python -m rose.loop.abstraction.replay`,
 which reads one JSON request on stdin (the candidate and the prompt, never the lesson it
 would replace) and prints the approach as JSON, answering from the store's configured
 backend; a process that cannot answer is a failed replay, never a pass, and no verdict
@@ -21,10 +21,10 @@ import pytest
 
 from rose.errors import BackendTimeout
 from rose.events import read_events
-from rose.loop import _replay
-from rose.loop import compress as c
-from rose.loop import merge as mg
-from rose.sim import drive
+from rose.loop.abstraction import compress as c
+from rose.loop.abstraction import merge as mg
+from rose.loop.abstraction import replay as _replay
+from rose.sim.hosts import drive
 from tests import _merge
 from tests._compress import family, judge
 
@@ -42,7 +42,7 @@ def test_the_child_sees_only_the_candidate_and_answers_in_json(project):
     lesson = {"id": "n_cand", "title": "t", "gist": "g", "body": "Short form."}
     request = {"agent": "simulated", "model": "seed=0", "prompt": f.work[0][0], "lesson": lesson}
     done = subprocess.run(
-        [sys.executable, "-m", "rose.loop._replay"],
+        [sys.executable, "-m", "rose.loop.abstraction.replay"],
         input=json.dumps(request), capture_output=True, text=True, check=False, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -9,9 +9,9 @@ out, and says so; the same lesson holds out the same episodes on every attempt.
 from __future__ import annotations
 
 from rose.inspect.status import status
-from rose.loop import _sample
-from rose.loop import compress as c
-from rose.loop._replay import Case
+from rose.loop.abstraction import _sample
+from rose.loop.abstraction import compress as c
+from rose.loop.abstraction.replay import Case
 from tests._compress import family, judge, prober
 
 

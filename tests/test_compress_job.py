@@ -14,7 +14,7 @@ import pytest
 
 from rose.files.layout import StoreDir
 from rose.jobs.queue import KINDS, JobContext, jobs
-from rose.loop import compress as c
+from rose.loop.abstraction import compress as c
 from tests._compress import family
 from tests._demo_run import demo_json
 

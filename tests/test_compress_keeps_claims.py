@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from rose import config
 from rose.judge.calls import Judge
-from rose.loop import compress as c
-from rose.loop import merge as mg
+from rose.loop.abstraction import compress as c
+from rose.loop.abstraction import merge as mg
 from rose.model.scripted import ScriptedBackend
 from rose.models import Episode, Node
 from rose.store.facade import Store

@@ -9,7 +9,7 @@ and the apex inherits the whole manifest below it; the shorter form is at most
 
 from __future__ import annotations
 
-from rose.loop import compress as c
+from rose.loop.abstraction import compress as c
 from rose.store import dag
 from tests._compress import family, judge, prober, succeed, with_spans
 

@@ -8,7 +8,7 @@ attempt, after a new success, keeps what they name, until one passes every repla
 
 from __future__ import annotations
 
-from rose.loop import compress as c
+from rose.loop.abstraction import compress as c
 from tests._compress import family, judge, prober, succeed
 
 

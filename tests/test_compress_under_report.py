@@ -8,7 +8,7 @@ the original is refused as too long.
 
 from __future__ import annotations
 
-from rose.loop import compress as c
+from rose.loop.abstraction import compress as c
 from tests._compress import family, judge, prober
 
 

@@ -22,7 +22,7 @@ from rose.events import read_events
 from rose.inspect.status import status
 from rose.jobs import queue as jobs
 from rose.jobs.capture import capture
-from rose.loop.consolidate import pending, reconcile_job, reconcile_pending
+from rose.loop.reflection.consolidate import pending, reconcile_job, reconcile_pending
 from rose.model.registry import simulated_model
 from rose.sim import World
 from rose.sim.examples import conflict_pair

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from rose.inspect.status import status
-from rose.loop.consolidate import consolidate
+from rose.loop.reflection.consolidate import consolidate
 from rose.models import Node
 from rose.store.facade import Store
 from tests._reconcile import counting, judge, lesson, reconciled, related

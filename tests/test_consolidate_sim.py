@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from rose.judge.calls import for_store
-from rose.loop.consolidate import consolidate
+from rose.loop.reflection.consolidate import consolidate
 from rose.models import Node
 from rose.sim import SimulatedBackend, World
 from rose.sim.examples import conflict_pair

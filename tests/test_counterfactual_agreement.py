@@ -16,8 +16,8 @@ import pytest
 
 from rose.events import read_events
 from rose.judge.calls import Judge
-from rose.loop import _replay
-from rose.loop.counterfactual import CHECKED, agreement, counterfactual
+from rose.loop.abstraction import replay as _replay
+from rose.loop.reflection.counterfactual import CHECKED, agreement, counterfactual
 from rose.models import Episode, Node
 from rose.sim import SimulatedBackend, World, examples
 from rose.sim.markers import strip

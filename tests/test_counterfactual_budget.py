@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from rose import config
-from rose.loop import _replay
-from rose.loop.counterfactual import counterfactual, due
+from rose.loop.abstraction import replay as _replay
+from rose.loop.reflection.counterfactual import counterfactual, due
 from rose.models import Episode
 from rose.store.facade import Store
 from tests._counterfactual import scripted, served

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rose.atomic import write_json
 from rose.cli import app
+from rose.disk.atomic import write_json
 from rose.events import read_events
 from rose.inspect.status import status
-from rose.loop import _replay
-from rose.loop.counterfactual import CHECKED, counterfactual, due
+from rose.loop.abstraction import replay as _replay
+from rose.loop.reflection.counterfactual import CHECKED, counterfactual, due
 from rose.models import Correction, Episode, Node
 from rose.store import dag
 from rose.store.facade import Store

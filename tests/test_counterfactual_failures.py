@@ -14,8 +14,15 @@ import pytest
 
 from rose.errors import BackendFailed
 from rose.events import read_events
-from rose.loop import _replay
-from rose.loop.counterfactual import CHECKED, FAILED, TRIES, agreement, counterfactual, due
+from rose.loop.abstraction import replay as _replay
+from rose.loop.reflection.counterfactual import (
+    CHECKED,
+    FAILED,
+    TRIES,
+    agreement,
+    counterfactual,
+    due,
+)
 from rose.store.facade import Store
 from tests._counterfactual import scripted, served
 

@@ -15,10 +15,10 @@ import pytest
 
 from rose import config
 from rose.events import read_events
+from rose.files import sessions
 from rose.jobs import learning
 from rose.jobs.queue import KINDS, JobContext, jobs
-from rose.loop.counterfactual import CHECKED, counterfactual_job
-from rose.store import sessions
+from rose.loop.reflection.counterfactual import CHECKED, counterfactual_job
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph

@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from rose.cli import app
 from rose.inspect.status import status
-from rose.loop import _replay
-from rose.loop.counterfactual import CHECKED, counterfactual
+from rose.loop.abstraction import replay as _replay
+from rose.loop.reflection.counterfactual import CHECKED, counterfactual
 from tests._counterfactual import scripted, served
 
 pytestmark = pytest.mark.graph

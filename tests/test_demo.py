@@ -19,9 +19,9 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.sim.drive import FIGURES, STAGES, not_built
+from rose.sim.hosts.drive import FIGURES, STAGES, not_built
+from rose.sim.hosts.scoreboard import KEYS
 from rose.sim.markers import OPEN
-from rose.sim.scoreboard import KEYS
 
 pytestmark = pytest.mark.graph
 

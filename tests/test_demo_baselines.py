@@ -5,7 +5,7 @@ solved was good (the ceiling on that stream may be 50 %). Now `--json` carries t
 reference arms exactly as the scoreboard computes them for the same world, seed and
 sessions, and ROSE's success as a share of the ceiling's; the text says in one sentence
 what each row is, puts the three side by side, states the share, and charts every slice of
-sessions with a bar per arm; the "not built" list is `rose.sim.drive.STAGES`' and only it.
+sessions with a bar per arm; the "not built" list is `rose.sim.hosts.drive.STAGES`' and only it.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ import pytest
 
 from rose.cli._chart import FULL, TRACK, bar
 from rose.cli.demo_cmds import ARMS, _report, _stages, share
-from rose.sim import World, scoreboard
-from rose.sim.arms import Ceiling, NoMemory
-from rose.sim.drive import DOES, STAGES, framed, not_built
+from rose.sim import World
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.arms import Ceiling, NoMemory
+from rose.sim.hosts.drive import DOES, STAGES, framed, not_built
 from rose.sim.realism import Realism
 from tests._demo_run import demo_json
 

@@ -1,7 +1,7 @@
 """The demo's in-process loop is the loop a host runs: the same sessions through real `rose hook`
 processes and the real detached SessionEnd job give the same blocks, calls and episodes.
 
-Locks in: `rose.sim.drive.HookHost` drives the hook entry point in-process and runs the
+Locks in: `rose.sim.hosts.drive.HookHost` drives the hook entry point in-process and runs the
 Stop and SessionEnd hooks' jobs at once; if that ever diverged from what Claude Code gets
 (a handler the in-process path skips, a payload field it invents, a job it does not run),
 the demo's figures would describe a ROSE no user runs. The simulated world is chosen by the store's
@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 
 from rose.model.registry import simulated_model
-from rose.sim import World, scoreboard
-from rose.sim.drive import HookHost, Tally, global_dir
+from rose.sim import World
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.drive import HookHost, Tally, global_dir
 
 pytestmark = [pytest.mark.graph, pytest.mark.heavy]
 

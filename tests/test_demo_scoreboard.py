@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from rose import tokens
-from rose.sim import World, examples, scoreboard
+from rose.sim import World, examples
+from rose.sim.hosts import scoreboard
 from rose.sim.markers import OPEN
 
 

@@ -2,8 +2,8 @@
 
 Locks in: the demo and the benchmark print null for the figures of a stage that is not
 built and name it as not built; a stage issue that adds its module under rose/loop/ must
-flip its line in `rose.sim.drive.STAGES` (and fill its figures), and a stage marked built
-must have its module. Every stage has words for the demo, every figure belongs to a known
+flip its line in `rose.sim.hosts.drive.STAGES` (and fill its figures), and a stage marked
+built must have its module. Every stage has words for the demo, every figure belongs to a known
 stage and is one of the scoreboard's keys.
 """
 
@@ -11,18 +11,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rose.sim.drive import DOES, FIGURES, MODULES, STAGES, not_built
-from rose.sim.scoreboard import KEYS
+from rose.sim.hosts.drive import DOES, FIGURES, MODULES, STAGES, not_built
+from rose.sim.hosts.scoreboard import KEYS
 
 LOOP = Path(__file__).resolve().parents[1] / "rose" / "loop"
 
 
 def test_a_stage_is_built_exactly_when_its_module_exists():
     for stage, module in MODULES.items():
-        exists = (LOOP / f"{module}.py").exists()
+        exists = any(LOOP.rglob(f"{module}.py"))
         assert exists == STAGES[stage], (
             f"rose/loop/{module}.py {'exists' if exists else 'is missing'} but "
-            f"rose.sim.drive.STAGES says {stage} is {'built' if STAGES[stage] else 'not built'}"
+            f"rose.sim.hosts.drive.STAGES says {stage} is "
+            f"{'built' if STAGES[stage] else 'not built'}"
         )
 
 

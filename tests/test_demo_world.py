@@ -19,8 +19,9 @@ from typer.testing import CliRunner
 from rose.cli import app
 from rose.errors import BackendUnavailable
 from rose.model.registry import make_backend, simulated_model
-from rose.sim import World, scoreboard
-from rose.sim.drive import HookHost
+from rose.sim import World
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.drive import HookHost
 
 
 def test_the_model_setting_picks_the_world_and_its_knobs():

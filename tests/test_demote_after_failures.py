@@ -17,7 +17,7 @@ import pytest
 from rose.events import read_events
 from rose.jobs import learning
 from rose.jobs.queue import JobContext
-from rose.loop import demote
+from rose.loop.abstraction import demote
 from rose.models import Node, claim_id
 from rose.store import dag
 from rose.store.facade import Store

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import pytest
 
+from rose.files import sessions
 from rose.judge.calls import Judge
-from rose.loop import descend
+from rose.loop.abstraction import descend
 from rose.model.scripted import ScriptedBackend
 from rose.models import ClaimRef, Episode
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._descent import level1
 

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 from rose import config
 from rose.cli import app
 from rose.events import read_events
+from rose.files import sessions
 from rose.inspect.status import status
-from rose.loop import descend
+from rose.loop.abstraction import descend
 from rose.models import claim_id
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._descent import level1
 

@@ -16,11 +16,12 @@ import pytest
 
 from rose.errors import BackendFailed, BackendTimeout, BackendUnavailable
 from rose.events import read_events
+from rose.files import sessions
 from rose.judge.calls import Judge
-from rose.loop import attribute, descend
+from rose.loop.abstraction import descend
+from rose.loop.reflection import attribute
 from rose.model.scripted import Answer, ScriptedBackend
 from rose.models import Claim, Node
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._lineage import FIRST, L0, L1, SECOND, two_levels
 

@@ -14,7 +14,7 @@ import pytest
 
 from rose.errors import BackendUnavailable
 from rose.judge.calls import Judge
-from rose.loop import descend
+from rose.loop.abstraction import descend
 from rose.model.scripted import ScriptedBackend
 from rose.models import ClaimRef, Episode
 from rose.sim import SimulatedBackend

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from rose import config
+from rose.files import sessions
 from rose.judge.calls import Judge
-from rose.loop import descend
+from rose.loop.abstraction import descend
 from rose.sim import SimulatedBackend
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._descent import Attempt, Family, attempts_to_rescue, build
 

@@ -18,14 +18,14 @@ import pytest
 
 from rose import config
 from rose.events import read_events
+from rose.files import sessions
 from rose.jobs import learning
 from rose.jobs.queue import JobContext
-from rose.loop import descend
+from rose.loop.abstraction import descend
 from rose.models import claim_id
 from rose.sim import Agent
+from rose.sim.hosts.transcript import claude_code
 from rose.sim.markers import TASK, drop
-from rose.sim.transcript import claude_code
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._descent import level1
 

@@ -1,6 +1,6 @@
 """The benchmark's count of deadlines passed reads every kind the log records them as.
 
-Locks in: `rose.sim.drive.timeouts` counts a judgement that timed out (a `judge` event
+Locks in: `rose.sim.hosts.drive.timeouts` counts a judgement that timed out (a `judge` event
 with error `BackendTimeout`), a replay process that gave no answer (a `timeout` event) and
 a prompt whose recall ran out of time (an `inject` event saying so), and nothing else: a
 judgement that failed otherwise, or a recall degraded for another reason, is no timeout.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rose.events import TIMEOUT, append_event
-from rose.sim.drive import timeouts
+from rose.sim.hosts.drive import timeouts
 
 
 def test_each_kind_of_timeout_is_counted_and_nothing_else(tmp_path: Path):

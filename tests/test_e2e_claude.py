@@ -1,6 +1,6 @@
 """The real Claude Code CLI, offline, injects ROSE's lesson into the request it sends the model.
 
-Runs e2e/claude_loopback.py: the loopback model server (rose.sim.loopback), a temporary
+Runs e2e/claude_loopback.py: the loopback model server (rose.sim.hosts.loopback), a temporary
 HOME and project, `rose init` / `rose add` / `rose install --scope project`, then
 `claude -p`. Proves the `<rose-memory>` block (with the lesson text) is in the body of
 POST /v1/messages and was not there before ROSE was wired, that SessionStart,

@@ -2,7 +2,7 @@
 the next session and helps, it is compressed after it keeps helping, and uninstalling leaves
 the user's settings as they were.
 
-The model is the loopback server playing the simulated world (`rose.sim.loopback`): as the
+The model is the loopback server playing the simulated world (`rose.sim.hosts.loopback`): as the
 agent it works the task from what Claude Code sent it (so it succeeds only when the
 lesson ROSE injected is in the request), running its checks through Claude Code's real
 Bash tool; as the judge it answers the `claude -p --json-schema` calls ROSE's claude

@@ -2,7 +2,7 @@
 next session and helps, a second turn does not get it again, it is compressed after it keeps
 helping, and uninstalling leaves the user's Codex settings as they were.
 
-The model is the loopback server playing the simulated world (`rose.sim.loopback`), reached
+The model is the loopback server playing the simulated world (`rose.sim.hosts.loopback`), reached
 through a custom provider in the temporary ~/.codex/config.toml: as the agent it works the
 task from what Codex sent it (so it succeeds only when the lesson ROSE injected is in the
 request), running its checks through Codex's real `exec_command` tool; as the judge it

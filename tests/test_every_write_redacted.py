@@ -1,9 +1,9 @@
 """Every place ROSE writes to disk goes through redaction.
 
-Locks in: a writer added beside `rose.atomic` (the module that redacts, then writes by
+Locks in: a writer added beside `rose.disk.atomic` (the module that redacts, then writes by
 temp file and rename or by one O_APPEND write) would put secrets on disk unseen. This
 walks the AST of the package and lists every call that writes a file; each must be in
-`rose/atomic.py`, or be listed below with what it writes and why that is safe. A secret
+`rose/disk/atomic.py`, or be listed below with what it writes and why that is safe. A secret
 passed on the command line, which the graph's holder note records, must not reach it.
 """
 
@@ -18,13 +18,13 @@ ROOT = REPO / "rose"
 _WRITE_METHODS = {"write_text", "write_bytes"}
 # file -> why its direct writes are safe (what they write holds no user text, or is redacted)
 ALLOWED = {
-    "rose/atomic.py": "the writer everything else uses: redacts first",
+    "rose/disk/atomic.py": "the writer everything else uses: redacts first",
     "rose/cli/docgen.py": "the generated reference docs in the repository: help text only",
     "rose/model/codex.py": "a temporary JSON schema for `codex exec`: no user text, deleted after",
     "rose/graph/engine.py": "the holder note: pid, time, the program and its subcommand only",
     "rose/jobs/_runner.py": "a job's log: each line redacted before the write",
-    "rose/detach.py": "a detached process's output, appended: the keeper redacts each line",
-    "rose/kept.py": "a kept process's log: each line redacted before the write",
+    "rose/processes/detach.py": "a detached process's output, appended: the keeper redacts",
+    "rose/processes/kept.py": "a kept process's log: each line redacted before the write",
     "rose/graph/server.py": "a graph server's lock file, opened to be locked: nothing written",
 }
 
@@ -69,7 +69,7 @@ def test_every_write_is_the_redacting_writer_or_listed():
         lines = _writes(ast.parse(path.read_text(encoding="utf-8")))
         if lines and rel not in ALLOWED:
             found[rel] = lines
-    assert found == {}, "write through rose.atomic, or list the file here with why it is safe"
+    assert found == {}, "write through rose.disk.atomic, or list the file here with why it is safe"
     used = {
         str(p.relative_to(REPO))
         for p in ROOT.rglob("*.py")

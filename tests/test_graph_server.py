@@ -349,7 +349,7 @@ def test_an_open_a_stopping_server_turns_away_waits_longer_each_time(store: Stor
     the engine ~150 times a second meanwhile (a core's worth of CPU)."""
     import threading
 
-    from rose import kept
+    from rose.processes import kept
 
     info = _served(store)
     tries: list[int] = []

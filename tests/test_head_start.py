@@ -20,7 +20,7 @@ import pytest
 from rose.hooks import main as hooks
 from rose.hosts.payload import Root
 from rose.judge.calls import Judge, schema_of
-from rose.loop import head_start
+from rose.loop.selection import head_start
 from rose.model.claude import ClaudeBackend
 from rose.model.scripted import ScriptedBackend
 from tests import test_backend_claude_warm as warm
@@ -103,7 +103,7 @@ def test_the_hook_starts_it_only_on_its_way_to_the_model(tmp_path, monkeypatch, 
     monkeypatch.setattr(hooks, "_read_view", lambda roots: (view, True))
     begun: list[Path] = []
     monkeypatch.setattr(head_start, "start", lambda folder: begun.append(folder) or 0)
-    from rose.loop import recall
+    from rose.loop.selection import recall
 
     monkeypatch.setattr(recall, "recall_for_hook", lambda *a: (view, [], "", {}))
     hooks._choose("a prompt", [Root(str(tmp_path / ".rose"), "project")], str(tmp_path))

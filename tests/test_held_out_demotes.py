@@ -2,7 +2,7 @@
 
 Locks in: the held-out replays were only logged, so a compression that lost what unseen
 work needed was served all the same. Now a held-out replay that fails (a verdict) demotes
-the new lesson as `rose.loop.demote` does (its sources active apexes again, a `demote`
+the new lesson as `rose.loop.abstraction.demote` does (its sources active apexes again, a `demote`
 event with cause `held-out`), what the failing replays found missing becomes preserve
 hints (on the original of a compression; with the `merge` event for a merge, shown to the
 group's next attempt), and `rose status` counts the demotion. A held-out replay that could
@@ -19,9 +19,10 @@ import pytest
 from rose.errors import BackendTimeout
 from rose.events import read_events
 from rose.inspect.status import status
-from rose.loop import _replay, _sample
-from rose.loop import compress as c
-from rose.loop import merge as mg
+from rose.loop.abstraction import _sample
+from rose.loop.abstraction import compress as c
+from rose.loop.abstraction import merge as mg
+from rose.loop.abstraction import replay as _replay
 from rose.store import dag
 from rose.store.facade import Store
 from tests import _compress, _merge

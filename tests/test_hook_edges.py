@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rose.events import read_events
-from rose.store import sessions
+from rose.files import sessions
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook
 from tests.test_hook_fast_path import _PROBE

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from rose import config
+from rose.files import sessions
 from rose.models import Node
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook
 

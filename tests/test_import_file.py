@@ -19,7 +19,7 @@ from rose.cli import app
 from rose.errors import BackendFailed, RoseError
 from rose.jobs.importing import import_file
 from rose.judge.calls import Judge
-from rose.loop.split import SplitFailed, chunks
+from rose.loop.reflection.split import SplitFailed, chunks
 from rose.model.registry import simulated_model
 from rose.model.scripted import ScriptedBackend
 from rose.store.facade import Store

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rose import tomlfile
+from rose.disk import tomlfile
 from rose.hosts import mcp_wiring as mw
 from rose.hosts.install import InstallError, SettingsFileError, install, uninstall
 

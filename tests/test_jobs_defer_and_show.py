@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 
 from rose.cli import app
 from rose.events import read_events
+from rose.files import notices
 from rose.files.layout import StoreDir
 from rose.jobs import _ledger
 from rose.jobs import queue as jobs
-from rose.store import notices
 from tests._jobs import make_ledger, record
 
 

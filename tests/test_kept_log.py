@@ -18,7 +18,7 @@ KEY = "AKIA" + "IOSFODNN7EXAMPLE"
 SCRIPT = f"""
 import os, sys, warnings
 from pathlib import Path
-from rose import kept
+from rose.processes import kept
 kept.log_to(Path(sys.argv[1]))
 print("a line with {TOKEN}")
 sys.stderr.write("-----BEGIN RSA PRIVATE KEY-----\\nMIIEsecretbody\\n")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from rose.loop.consolidate import consolidate
+from rose.files.notices import take_notices
+from rose.loop.reflection.consolidate import consolidate
 from rose.model.scripted import ScriptedBackend
 from rose.store.facade import Store
-from rose.store.notices import take_notices
 from tests._reconcile import judge, lesson
 
 pytestmark = pytest.mark.graph

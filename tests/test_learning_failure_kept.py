@@ -17,11 +17,11 @@ import pytest
 from rose import config
 from rose.errors import BackendTimeout, LearningFailed
 from rose.events import read_events
+from rose.files import sessions
 from rose.jobs import learning
 from rose.jobs.queue import JobContext
 from rose.judge import calls
 from rose.model.base import BackendAnswer
-from rose.store import sessions
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph

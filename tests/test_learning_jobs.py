@@ -18,9 +18,9 @@ import pytest
 
 from rose import config
 from rose.events import read_events
+from rose.files import sessions
 from rose.jobs import learning
 from rose.jobs.queue import JobContext
-from rose.store import sessions
 from rose.store.facade import Store
 from rose.transcripts.transcript import read
 
@@ -185,9 +185,9 @@ def _corrected(store: Store, project: Path, host: str, sid: str) -> tuple[Any, A
     `project`, its unit opened in the session log: (the world, the session, the file)."""
     from rose.model.registry import simulated_model
     from rose.sim import World
-    from rose.sim import transcript as host_files
     from rose.sim.agent import Agent
-    from rose.sim.scoreboard import plain_prompt
+    from rose.sim.hosts import transcript as host_files
+    from rose.sim.hosts.scoreboard import plain_prompt
 
     config.set_override(store.primary.config, "agent", "simulated")
     config.set_override(store.primary.config, "model", simulated_model(seed=5))
@@ -248,7 +248,7 @@ def test_a_lesson_that_cannot_be_stored_keeps_the_verdicts_and_fails_the_job(
     reflection said is in the session's log all the same, and the job fails, visibly."""
     from rose.errors import StoreLocked
     from rose.jobs import capture
-    from rose.loop import reflect as reflection
+    from rose.loop.reflection import reflect as reflection
     from rose.models import Node
 
     store, lesson, transcript = setup

@@ -16,8 +16,8 @@ import pytest
 from rose.model.registry import simulated_model
 from rose.sim import World
 from rose.sim.agent import Agent
-from rose.sim.scoreboard import plain_prompt
-from rose.sim.transcript import claude_code
+from rose.sim.hosts.scoreboard import plain_prompt
+from rose.sim.hosts.transcript import claude_code
 from tests._hookrun import run_hook
 from tests._jobs import wait_for
 

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
-from rose.store import sessions
+from rose.files import sessions
 from rose.store.facade import Store
 from tests import _lineage as lin
 from tests._holder import hold_until_closed
@@ -207,7 +207,8 @@ def test_starting_the_server_loads_no_rose_machinery():
         "import sys, rose.hooks.mcp_server as m; m.build(); "
         "print(sorted(n for n in sys.modules if n.split('.')[0] in "
         "('kuzu', 'ladybug', 'jinja2', 'typer', 'networkx', 'yaml') or n in "
-        "('rose.store.facade', 'rose.graph.engine', 'rose.loop.recall', 'rose.judge.calls')))"
+        "('rose.store.facade', 'rose.graph.engine', 'rose.loop.selection.recall', "
+        "'rose.judge.calls')))"
     )
     res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr

@@ -14,7 +14,7 @@ from __future__ import annotations
 from rose import config
 from rose.events import read_events
 from rose.jobs.queue import KINDS, JobContext
-from rose.loop import merge as mg
+from rose.loop.abstraction import merge as mg
 from rose.store import dag
 from rose.store.facade import Store
 from tests._merge import judge, pair, plain, prober

@@ -11,8 +11,8 @@ not due, and an attempted group waits for a new co-use.
 from __future__ import annotations
 
 from rose import config
-from rose.loop import _groups
-from rose.loop import merge as mg
+from rose.loop.abstraction import _groups
+from rose.loop.abstraction import merge as mg
 from rose.models import Episode, Node
 from rose.store.facade import Store
 from tests._merge import plain, used_by

@@ -12,8 +12,9 @@ from __future__ import annotations
 from rose.errors import BackendFailed
 from rose.events import read_events
 from rose.judge.calls import Judge
-from rose.loop import _replay, _sample
-from rose.loop import merge as mg
+from rose.loop.abstraction import _sample
+from rose.loop.abstraction import merge as mg
+from rose.loop.abstraction import replay as _replay
 from rose.model.scripted import ScriptedBackend
 from rose.store import dag
 from rose.store.facade import Store

@@ -11,8 +11,8 @@ apex when the merge is itself compressed.
 from __future__ import annotations
 
 from rose.judge.calls import Judge
-from rose.loop import compress as c
-from rose.loop import merge as mg
+from rose.loop.abstraction import compress as c
+from rose.loop.abstraction import merge as mg
 from rose.model.scripted import ScriptedBackend
 from rose.models import Node
 from rose.store import dag

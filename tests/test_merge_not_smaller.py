@@ -13,7 +13,7 @@ import pytest
 from rose import tokens
 from rose.events import read_events
 from rose.judge.calls import Judge
-from rose.loop import merge as mg
+from rose.loop.abstraction import merge as mg
 from rose.model.scripted import ScriptedBackend
 from rose.store import dag
 from rose.store.facade import Store

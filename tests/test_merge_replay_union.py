@@ -9,8 +9,8 @@ smaller than the number of children, each child still gets one replay.
 from __future__ import annotations
 
 from rose import config
-from rose.loop import _replay
-from rose.loop import merge as mg
+from rose.loop.abstraction import merge as mg
+from rose.loop.abstraction import replay as _replay
 from rose.store import dag
 from rose.store.facade import Store
 from tests._merge import judge, pair, prober

@@ -20,13 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from rose.loop import route
+from rose.loop.selection import route
 from rose.model.registry import simulated_model
 from rose.models import Miss
-from rose.sim import World, scoreboard
+from rose.sim import World
 from rose.sim.agent import Agent
-from rose.sim.drive import HookHost
-from rose.sim.transcript import claude_code
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.drive import HookHost
+from rose.sim.hosts.transcript import claude_code
 from rose.sim.world import Task
 from rose.store.facade import Store
 

@@ -110,8 +110,8 @@ def test_a_deleted_recall_view_is_rebuilt(two: Store):
 
 
 def test_a_write_journal_left_behind_is_finished_by_the_next_open(two: Store):
+    from rose.files import journal
     from rose.files.nodefile import dump_node
-    from rose.store import journal
 
     node = Node(id="n_journal001", family="net", title="Journalled", body="Half written.")
     target = two.primary.node_path(node.family, node.id)

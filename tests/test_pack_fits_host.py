@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from rose import config, tokens
 from rose.events import read_events
-from rose.loop.pack import pack
-from rose.loop.recall import recall
+from rose.files import sessions
+from rose.loop.selection.pack import pack
+from rose.loop.selection.recall import recall
 from rose.models import Node
-from rose.store import sessions
 from rose.store import view as recall_view
 from rose.store.facade import Store
 from tests._hookrun import FIXTURES, payload, run_hook

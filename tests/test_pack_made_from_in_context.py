@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from rose.loop.pack import pack
+from rose.files import sessions
+from rose.loop.selection.pack import pack
 from rose.models import Node
-from rose.store import sessions
 from rose.store import view as recall_view
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from rose import config
+from rose.files import sessions
 from rose.judge.models import ReconcileAnswer
-from rose.loop._relations import apply
+from rose.loop.reflection._relations import apply
 from rose.models import Node, claim_id
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook
 

@@ -18,13 +18,13 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
+from rose.files import sessions
 from rose.files.layout import global_root
 from rose.jobs import learning
 from rose.jobs.queue import JobContext
 from rose.judge import calls
-from rose.loop.pack import load_session, save_session, session_path
-from rose.loop.review import waiting
-from rose.store import sessions
+from rose.loop.reflection.review import waiting
+from rose.loop.selection.pack import load_session, save_session, session_path
 from rose.store.facade import Store
 from tests._poison import INJECTED, LEGIT, SID, NaiveModel, transcript
 

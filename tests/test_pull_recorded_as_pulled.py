@@ -1,6 +1,6 @@
 """What the agent pulls through `rose mcp` is recorded as pulled, never as served.
 
-Locks in: `recall` and `show` (through `rose.loop.pull.call`, the door the MCP server's
+Locks in: `recall` and `show` (through `rose.loop.selection.pull.call`, the door the MCP server's
 tools go through) write one ``pull`` event each, naming the tool and the lessons they
 answered with, and nothing to the session: its log (what the prompt hook served, folded
 into the episode) and its freshness record (what the hook thinks is in context) are byte
@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from rose.events import read_events
-from rose.loop import pull
-from rose.loop.pack import session_path
+from rose.files import sessions
+from rose.loop.selection import pull
+from rose.loop.selection.pack import session_path
 from rose.models import Node
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook
 

@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from rose.graph import _corrections, queries
+from rose.graph import _corrections
 from rose.graph.engine import Graph, open_graph
 from rose.graph.rows import claim_rows, episode_row, lesson_row
 from rose.graph.sync import ensure_schema
 from rose.models import Claim, Correction, Episode, Node
+from rose.queries import named as queries
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
@@ -104,7 +105,7 @@ def test_query_runs_on_fresh_schema(tmp_path: Path, name: str):
 # -- every query file is used ---------------------------------------------------------------
 #
 # A name counts as used only when it reaches the executor as a literal: the first argument
-# (or `name=`) of a call to a `Graph`/`Store` method or a `rose.graph.queries` function that
+# (or `name=`) of a call to a `Graph`/`Store` method or a `rose.queries.named` function that
 # takes a query `name`, or a string of a literal tuple/list (inline, or a module-level
 # constant) that a `for` loop or a comprehension feeds to such a call through its variable.
 # `Graph.run` is not an executor: it takes a statement, and its `name=` only labels errors.
@@ -162,13 +163,13 @@ class _ExecutorCalls(ast.NodeVisitor):
         self.names: set[str] = set()
         self._constants = _name_constants(tree)
         self._loops: list[dict[str, list[str]]] = [{}]  # loop variable -> the names it takes
-        self._loaders: set[str] = set()  # local names of `rose.graph.queries.load` and co.
-        self._modules = {queries.__name__}  # local names of the `rose.graph.queries` module
+        self._loaders: set[str] = set()  # local names of `rose.queries.named.load` and co.
+        self._modules = {queries.__name__}  # local names of the `rose.queries.named` module
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module == queries.__name__:
                 self._loaders |= {a.asname or a.name for a in node.names if a.name in _LOADERS}
-            elif isinstance(node, ast.ImportFrom) and node.module == "rose.graph":
-                self._modules |= {a.asname or a.name for a in node.names if a.name == "queries"}
+            elif isinstance(node, ast.ImportFrom) and node.module == "rose.queries":
+                self._modules |= {a.asname or a.name for a in node.names if a.name == "named"}
             elif isinstance(node, ast.Import):
                 self._modules |= {
                     a.asname for a in node.names if a.name == queries.__name__ and a.asname
@@ -230,9 +231,9 @@ def _library_executor_names() -> set[str]:
 
 _USAGE_SAMPLE = '''
 """Reads lesson_doc; see also "lesson_docstring"."""
-import rose.graph.queries
-from rose.graph import queries as qm
-from rose.graph.queries import load as get_text
+import rose.queries.named
+from rose.queries import named as qm
+from rose.queries.named import load as get_text
 
 _LINKS = ("link_a", "link_b")
 _OTHER = ("looped_elsewhere",)
@@ -246,7 +247,7 @@ def f(g, store, other):
     store.read(name="lesson_kw")
     get_text("lesson_loader")
     qm.statements("lesson_module")
-    rose.graph.queries.load("lesson_dotted")
+    rose.queries.named.load("lesson_dotted")
     for link in _LINKS:
         g.q(link)
     rows = [g.q(n) for n in ["comp_a", "comp_b"]]

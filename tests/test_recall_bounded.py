@@ -23,8 +23,8 @@ import pytest
 
 from rose.errors import BackendTimeout
 from rose.judge.calls import Judge
-from rose.loop import families
-from rose.loop.recall import recall
+from rose.loop.selection import families
+from rose.loop.selection.recall import recall
 from rose.models import Node
 from rose.sim import SimulatedBackend, World
 from rose.store.facade import Store
@@ -237,7 +237,7 @@ def test_one_failed_chunk_leaves_the_others_answers_standing(big, monkeypatch: p
 def test_rendering_stops_once_the_picks_overflow_the_budget(big, monkeypatch: pytest.MonkeyPatch):
     """A wide walk picks hundreds of lessons (left over, unjudged) for a block that holds a
     few; rendering costs a query a compressed lesson, so only those that could fit are."""
-    from rose.loop import recall as recall_mod
+    from rose.loop.selection import recall as recall_mod
 
     folder, world = big
     monkeypatch.setenv("ROSE_RECALL_MAX_CANDIDATES", "12")

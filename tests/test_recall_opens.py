@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from rose.judge.calls import Judge
-from rose.loop import recall as recall_mod
+from rose.loop.selection import recall as recall_mod
 from rose.models import Node
 from rose.sim import SimulatedBackend, World
 from rose.store import facade

@@ -17,9 +17,10 @@ import pytest
 from rose import config
 from rose.errors import BackendUnavailable
 from rose.judge.calls import Judge, schema_of
-from rose.loop.recall import recall
+from rose.loop.selection.recall import recall
 from rose.models import Node
-from rose.sim import SimulatedBackend, World, scoreboard
+from rose.sim import SimulatedBackend, World
+from rose.sim.hosts import scoreboard
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph

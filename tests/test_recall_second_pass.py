@@ -16,15 +16,16 @@ from __future__ import annotations
 import pytest
 
 from rose import config
+from rose.files.notices import take_notices
 from rose.inspect.trace import inspect, render
 from rose.judge.calls import Judge
-from rose.loop.recall import recall
+from rose.loop.selection.recall import recall
 from rose.model.registry import simulated_model
 from rose.models import Node
-from rose.sim import SimulatedBackend, World, scoreboard
-from rose.sim.drive import HookHost
+from rose.sim import SimulatedBackend, World
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.drive import HookHost
 from rose.store.facade import Store
-from rose.store.notices import take_notices
 
 pytestmark = pytest.mark.graph
 

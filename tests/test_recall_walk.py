@@ -14,8 +14,8 @@ from rose import config
 from rose.errors import BackendTimeout
 from rose.inspect.trace import inspect, render
 from rose.judge.calls import for_store
-from rose.loop import recall as recall_mod
-from rose.loop.recall import recall
+from rose.loop.selection import recall as recall_mod
+from rose.loop.selection.recall import recall
 from rose.model.scripted import ScriptedBackend
 from rose.models import Claim, Node
 from rose.store.facade import Store
@@ -193,9 +193,9 @@ def test_a_judgement_past_its_deadline_is_answered_late_for_the_next_prompt(
     that job's answer goes to the session's log, and the next prompt, whose own judgement
     fails too, serves what it found before the rest of the ranked apexes."""
     import rose.judge.calls as calls
+    from rose.files import sessions
     from rose.jobs.queue import JobContext
-    from rose.loop import late
-    from rose.store import sessions
+    from rose.loop.selection import late
 
     judge, _ = _judge(dag, BackendTimeout("scripted", 9))
     first = recall(dag, "the style is off", judge=judge)

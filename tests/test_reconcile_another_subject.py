@@ -20,7 +20,7 @@ from rose.errors import BackendUnavailable
 from rose.events import read_events
 from rose.jobs.capture import capture
 from rose.judge.calls import Judge, for_store
-from rose.loop.consolidate import consolidate, reconcile_pending
+from rose.loop.reflection.consolidate import consolidate, reconcile_pending
 from rose.models import Node
 from rose.sim import SimulatedBackend, World, examples
 from rose.store.facade import Store

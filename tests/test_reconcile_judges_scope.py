@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from rose.errors import BackendUnavailable
+from rose.files import journal
 from rose.files.layout import global_root
 from rose.jobs.capture import capture
-from rose.loop.consolidate import pending, reconcile_pending
-from rose.store import journal
+from rose.loop.reflection.consolidate import pending, reconcile_pending
 from rose.store.facade import Store
 from tests._reconcile import judge, reconciled
 

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from rose.events import read_events
-from rose.loop.consolidate import pending, reconcile_pending
+from rose.loop.reflection.consolidate import pending, reconcile_pending
 from rose.model.scripted import ScriptedBackend
 from rose.store.facade import Store
 from tests._reconcile import lesson, related

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from rose.cli import app
 from rose.jobs import queue as jobs
-from rose.loop.consolidate import pending
+from rose.loop.reflection.consolidate import pending
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph

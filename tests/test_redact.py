@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from rose.redact import redact, redact_obj
+from rose.redaction.redact import redact, redact_obj
 from tests._scaling import LINEAR_BOUND, growth
 
 OPENAI = "sk-" + "A1b2C3d4" * 6

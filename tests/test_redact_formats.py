@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rose.redact import redact
+from rose.redaction.redact import redact
 from tests._scaling import LINEAR_BOUND, growth
 
 AWS_ID = "AKIA" + "IOSFODNN7" + "EXAMPLE"
@@ -200,7 +200,7 @@ def test_new_formats_are_redacted_inside_json_lines(text, expected):
 SURVIVES = [
     "commit 3f2a9c1d0b7e4f2a9c1d0b7e4f2a9c1d0b7e4f2a",
     "Merge 9fceb02d0ae598e95dc970b74767f19372d61af8 into 1a410efbd13591db07496601ebc7a059dd55cfe9",
-    "git diff a1b2c3d..e4f5a6b -- rose/redact.py",
+    "git diff a1b2c3d..e4f5a6b -- rose/redaction/redact.py",
     "git rebase -i HEAD~3 && git push --force-with-lease origin fix/token-budget",
     "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904 parent d670460b4b4aece5915caf5c68d12f560a9fe3e4",
     "request-id: 9b2f5c1e-6d3a-4f8b-a0c7-2e1d9f8b7a6c (trace 5f1e2d3c4b5a69788796a5b4c3d2e1f0)",

@@ -1,6 +1,6 @@
 """The provider table is compiled only for text that could hold one of its tokens.
 
-`rose.redact` looks for provider tokens (the ~6 ms table of fixed-prefix formats) only in
+`rose.redaction.redact` looks for provider tokens (the ~6 ms table of fixed-prefix formats) only in
 runs where a cheap hint pattern (each format's first character, its boundary check and
 the rest of its literal head) finds a place one could start. Locks in that the hint is a
 superset of the table: for a sample of every format, made from the format's own pattern,
@@ -19,8 +19,8 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rose import redact as R
-from rose.secret_formats import PROVIDERS
+from rose.redaction import redact as R
+from rose.redaction.secret_formats import PROVIDERS
 
 try:  # Python 3.11+
     from re import _constants as C  # type: ignore[attr-defined]
@@ -125,7 +125,7 @@ def test_redaction_with_the_hint_is_redaction_with_the_whole_table(pieces):
 
 PROBE = """
 import sys
-from rose import redact as R
+from rose.redaction import redact as R
 out = R.redact(sys.argv[1])
 print(out)
 print(R._TOKENS._pattern is not None)

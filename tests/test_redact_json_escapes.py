@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 from rose.cli import app
 from rose.events import append_event
-from rose.redact import redact
-from rose.store import sessions
+from rose.files import sessions
+from rose.redaction.redact import redact
 
 HEX32 = "3f9c2b7a1e4d8c6b" + "0a5f7e2d9c1b4a86"
 NEW = {

@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from rose.redact import redact
+from rose.redaction.redact import redact
 
 
 def _h(name: str, seed: str) -> hashlib._Hash:

@@ -19,12 +19,12 @@ import yaml
 from typer.testing import CliRunner
 
 from rose import config
-from rose.atomic import append_line, write_json, write_text
 from rose.cli import app
+from rose.disk.atomic import append_line, write_json, write_text
 from rose.errors import ConfigError
 from rose.files.nodefile import dump_node, parse_node
 from rose.models import Node
-from rose.redact_files import redact_file
+from rose.redaction.redact_files import redact_file
 
 OPENAI_PROJ = "sk-" + "proj-" + "Ab1_Cd2-" * 8
 GITHUB = "ghp" + "_" + "a1B2c3D4e5" * 4

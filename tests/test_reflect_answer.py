@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from rose.errors import BackendUnavailable
+from rose.files import sessions
 from rose.judge.calls import Judge
-from rose.loop import reflect
+from rose.loop.reflection import reflect
 from rose.model.scripted import ScriptedBackend
 from rose.models import Node
-from rose.store import sessions
 
 A = Node(
     id="n_aaaa1111",

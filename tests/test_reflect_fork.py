@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from rose import config
+from rose.files import sessions
 from rose.hooks.nudge import effective_mode
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._hookrun import run_hook
 from tests._jobs import finished, wait_for

@@ -9,7 +9,7 @@ that produced something (a minted lesson, a span, a reflector's verdict) resets 
 
 from __future__ import annotations
 
-from rose.loop import occasion
+from rose.loop.reflection import occasion
 
 S = occasion.Settings(tool_calls=12, turns=3, surprises=2, cooldown_s=300, backoff_after=3)
 

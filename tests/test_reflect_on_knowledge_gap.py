@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from rose.loop import descend, occasion
-from rose.store import sessions
+from rose.files import sessions
+from rose.loop.abstraction import descend
+from rose.loop.reflection import occasion
 from rose.store.facade import Store
 
 S = occasion.Settings(tool_calls=12, turns=3, surprises=2, cooldown_s=300, backoff_after=3)

@@ -17,13 +17,13 @@ import pytest
 
 from rose import config
 from rose.events import read_events
+from rose.files import sessions
 from rose.jobs import learning
 from rose.judge.calls import Judge
 from rose.sim import Agent, SimulatedBackend, World, examples
+from rose.sim.hosts.transcript import claude_code
 from rose.sim.markers import TASK, drop
-from rose.sim.transcript import claude_code
 from rose.sim.world import Task
-from rose.store import sessions
 from rose.store.facade import Store
 
 SEED = 0

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rose import config
-from rose.store import sessions
+from rose.files import sessions
 from rose.store.facade import Store
 from tests._hookrun import run_hook
 from tests._jobs import finished, wait_for

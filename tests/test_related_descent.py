@@ -15,7 +15,7 @@ import pytest
 from rose import config
 from rose.errors import AnswerInvalid
 from rose.judge.calls import Judge
-from rose.loop.consolidate import consolidate
+from rose.loop.reflection.consolidate import consolidate
 from rose.sim import SimulatedBackend, World
 from rose.sim.parse import items, section
 from rose.store.facade import Store

@@ -17,7 +17,7 @@ import pytest
 
 from rose import config
 from rose.events import read_events
-from rose.loop import descend, repair
+from rose.loop.abstraction import descend, repair
 from rose.models import claim_id
 from rose.store import dag
 from rose.store.facade import Store

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
+from rose.files import sessions
 from rose.jobs import queue as jobs
-from rose.store import sessions
 from rose.store.facade import Store
 from tests._descent import level1
 

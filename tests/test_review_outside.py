@@ -18,14 +18,15 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
+from rose.files import notices
 from rose.files.layout import global_root
 from rose.jobs.capture import add, capture
 from rose.judge.calls import Judge, for_store
-from rose.loop import pull, reflect, review
-from rose.loop.consolidate import NO_PROJECT
+from rose.loop.reflection import reflect, review
+from rose.loop.reflection.consolidate import NO_PROJECT
+from rose.loop.selection import pull
 from rose.model.scripted import ScriptedBackend
 from rose.models import Node, farthest
-from rose.store import notices
 from rose.store.facade import Store
 from tests._reconcile import reconciled
 
@@ -80,7 +81,7 @@ def capture_line(store: Store) -> str:
 
 def test_accept_serves_it_and_judges_its_scope(store: Store, monkeypatch: pytest.MonkeyPatch):
     node = _held(store)
-    monkeypatch.setattr("rose.cli.review_cmds.at_a_terminal", lambda: True)
+    monkeypatch.setattr("rose.cli.lessons.review_cmds.at_a_terminal", lambda: True)
     model = ScriptedBackend({"scope": [GLOBAL], "reconcile": [reconciled("orthogonal")]})
     real = for_store
     monkeypatch.setattr(
@@ -102,7 +103,7 @@ def test_reject_archives_it_and_show_still_refuses_it(store: Store, monkeypatch)
     assert out.exit_code == 0 and "archived" in out.output
     assert Store.open().get(node.id).status == "archived"
     assert "held from recall" in pull.show_text(Store.open(), node.id)
-    monkeypatch.setattr("rose.cli.review_cmds.at_a_terminal", lambda: True)
+    monkeypatch.setattr("rose.cli.lessons.review_cmds.at_a_terminal", lambda: True)
     again = CliRunner().invoke(app, ["accept", node.id], input="y\n")
     assert again.exit_code == 1 and "not waiting for review" in again.output
 

@@ -15,7 +15,7 @@ import pytest
 
 from rose.judge.calls import Judge
 from rose.judge.models import ProposedRule
-from rose.loop import route
+from rose.loop.selection import route
 from rose.model.scripted import ScriptedBackend
 from rose.store.facade import Store
 

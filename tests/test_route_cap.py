@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 
 from rose.judge.calls import Judge
-from rose.loop import route
-from rose.loop.recall import recall
+from rose.loop.selection import route
+from rose.loop.selection.recall import recall
 from rose.model.scripted import ScriptedBackend
 from rose.models import Episode, Node, RoutingRule
 

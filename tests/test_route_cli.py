@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from rose import config
 from rose.cli import app
-from rose.loop import route
+from rose.loop.selection import route
 from rose.model.registry import simulated_model
 from rose.sim import World
 from rose.store.facade import Store

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from rose import config
-from rose.loop import route
+from rose.loop.selection import route
 from rose.model.registry import simulated_model
 from rose.sim import World
 from rose.store.facade import Store

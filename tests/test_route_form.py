@@ -13,7 +13,7 @@ import pytest
 
 from rose.errors import RoseError
 from rose.judge.calls import Judge
-from rose.loop import route
+from rose.loop.selection import route
 from rose.model.scripted import ScriptedBackend
 from rose.sim import SimulatedBackend, World
 

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from rose.model.registry import simulated_model
-from rose.sim import World, scoreboard
+from rose.sim import World
 from rose.sim.agent import Agent
-from rose.sim.drive import HookHost
-from rose.sim.scoreboard import _Replies
-from rose.sim.transcript import claude_code
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.drive import HookHost
+from rose.sim.hosts.scoreboard import _Replies
+from rose.sim.hosts.transcript import claude_code
 
 pytestmark = pytest.mark.graph
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from rose.loop import route
+from rose.loop.selection import route
 from rose.models import RoutingRule
 
 pytestmark = pytest.mark.graph

@@ -8,7 +8,7 @@ lesson is a duplicate of the first's, which its selection passed over too: a mis
 routing on, the rule the reflections proposed ("when the task touches <named>: also read
 the <hidden> lessons") is written then, and the later selections are given it. With
 routing off, the miss rewrites the lesson's line to name the task's topic
-(`rose.loop.misses.reline`). Either way the later selections serve
+(`rose.loop.selection.misses.reline`). Either way the later selections serve
 the hidden topic's lesson: recall with rules is no lower than without, and precision (used
 ÷ served, from the episodes) no lower. The rule's record counts the selections it took part
 in.
@@ -21,12 +21,13 @@ from pathlib import Path
 import pytest
 
 from rose.events import read_events
-from rose.loop import route
+from rose.loop.selection import route
 from rose.model.registry import simulated_model
-from rose.sim import World, scoreboard
+from rose.sim import World
 from rose.sim.agent import Agent
-from rose.sim.drive import HookHost
-from rose.sim.transcript import claude_code
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.drive import HookHost
+from rose.sim.hosts.transcript import claude_code
 from rose.store.facade import Store
 from tests._route_sim import served_and_used
 

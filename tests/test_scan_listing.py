@@ -163,7 +163,7 @@ def test_stamps_are_the_same_from_a_kept_listing(root: Path, settled):
 
 @pytest.mark.graph
 def test_the_store_sees_each_change_after_a_settled_listing(store, settled, monkeypatch):
-    from rose.atomic import write_json
+    from rose.disk.atomic import write_json
     from rose.files.nodefile import dump_episode
     from rose.graph import synced
     from rose.models import Episode
@@ -226,7 +226,7 @@ def test_a_write_syncs_from_its_own_files_and_the_next_open_needs_no_database(
 def test_a_file_changed_by_another_process_during_a_write_is_seen_next(
     store, monkeypatch: pytest.MonkeyPatch
 ):
-    from rose.store import journal
+    from rose.files import journal
 
     a = store.add("Retry flaky network calls with backoff.", family="net")
     b = store.add("Pin the graph engine's version.", family="net")

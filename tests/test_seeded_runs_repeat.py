@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from rose import models
-from rose.loop import compress as c
-from rose.loop import merge as mg
+from rose.loop.abstraction import compress as c
+from rose.loop.abstraction import merge as mg
 from rose.models import Node, derived_id
 from rose.store.facade import Store
 from tests import _compress, _merge

@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
+from rose.files import sessions
 from rose.models import Node
-from rose.store import sessions
 from rose.store.absorb import episode_id
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rose.loop.pack import session_path
-from rose.store import sessions
+from rose.files import sessions
+from rose.loop.selection.pack import session_path
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from rose import tokens
 from rose.cli import app
+from rose.files import sessions, shortid
 from rose.models import Node
-from rose.store import sessions, shortid
 from rose.store import view as recall_view
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook

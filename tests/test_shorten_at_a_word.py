@@ -4,7 +4,7 @@ mid-word, one with three dots and one with an ellipsis."""
 
 from __future__ import annotations
 
-from rose.loop.pack import Pack
+from rose.loop.selection.pack import Pack
 from rose.text import shorten
 
 TITLE = "Run make lint before pushing: CI rejects unformatted code"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from rose.judge.calls import Judge
-from rose.loop.attribute import assess_unit
+from rose.loop.reflection.attribute import assess_unit
 from rose.models import Node
 from rose.sim import Agent, SimulatedBackend, Turn, World, examples
 

@@ -20,7 +20,7 @@ from rose.errors import BackendFailed
 from rose.judge.calls import Judge, render, schema_of
 from rose.model.base import Usage
 from rose.sim import Agent, SimulatedBackend, World, examples
-from rose.sim.backend import LATENCY_BASE_S
+from rose.sim.model.backend import LATENCY_BASE_S
 
 
 def _answers(backend: SimulatedBackend, contexts: dict, order=None) -> dict[str, str]:

@@ -20,12 +20,12 @@ import pytest
 
 from rose.judge.calls import CALLS, render
 from rose.sim import SimulatedBackend, World, examples
-from rose.sim.backend import HANDLERS
 from rose.sim.draws import Draws
 from rose.sim.markers import TASK, drop, find, mark
+from rose.sim.model.backend import HANDLERS
 from rose.sim.reading import Reader
 
-SIM = Path(__file__).resolve().parents[1] / "rose" / "sim"
+SIM = Path(__file__).resolve().parents[1] / "rose" / "sim" / "model"
 HANDLER_MODULES = ("choose.py", "learn.py", "replay.py", "compress.py")
 
 
@@ -93,7 +93,7 @@ def test_handler_modules_reach_the_world_only_through_the_reader():
         assert _sim_imports(tree) <= MAY_READ, name
     assert set(HANDLERS.values())  # every handler is one of those modules'
     assert {h.__module__ for h in HANDLERS.values()} == {
-        f"rose.sim.{n.removesuffix('.py')}" for n in HANDLER_MODULES
+        f"rose.sim.model.{n.removesuffix('.py')}" for n in HANDLER_MODULES
     }
 
 

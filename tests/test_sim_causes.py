@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import pytest
 
-from rose.sim import World, scoreboard
+from rose.sim import World
 from rose.sim.agent import STEER, Outcome
-from rose.sim.arms import Ceiling, NoMemory
-from rose.sim.causes import CAUSES, Selection, Unit, counts, of_attempt, of_fact, taught
-from rose.sim.drive import framed
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.arms import Ceiling, NoMemory
+from rose.sim.hosts.causes import CAUSES, Selection, Unit, counts, of_attempt, of_fact, taught
+from rose.sim.hosts.drive import framed
 
 
 @pytest.fixture(scope="module")

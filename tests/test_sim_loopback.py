@@ -1,4 +1,4 @@
-"""The loopback server (rose.sim.loopback) speaks both hosts' streams, plays the simulated
+"""The loopback server (rose.sim.hosts.loopback) speaks both hosts' streams, plays the simulated
 world by its own rules, records every request, and stops by itself.
 
 Locks in what the real-CLI end-to-end tests stand on, without a CLI: the Anthropic
@@ -28,9 +28,9 @@ import pytest
 from rose.judge.calls import schema_of
 from rose.sim import Agent, SimulatedBackend, World
 from rose.sim.agent import correction
-from rose.sim.loopback import LoopbackServer, serve
+from rose.sim.hosts.loopback import LoopbackServer, serve
+from rose.sim.hosts.play import call_of, task_of
 from rose.sim.markers import strip
-from rose.sim.play import call_of, task_of
 
 SEED = 0
 WORLD = World.generate(SEED, size="small")
@@ -299,7 +299,7 @@ def test_the_server_process_stops_once_its_parent_is_gone(tmp_path: Path):
             sys.executable,
             "-c",
             "import subprocess, sys; p = subprocess.Popen([sys.executable, '-m',"
-            " 'rose.sim.loopback', '--log', sys.argv[1], '--size', 'small', '--parent',"
+            " 'rose.sim.hosts.loopback', '--log', sys.argv[1], '--size', 'small', '--parent',"
             " str(__import__('os').getpid())], stdout=open(sys.argv[2], 'w'));"
             " print(p.pid, flush=True); sys.stdin.read()",
             str(tmp_path / "log.jsonl"),

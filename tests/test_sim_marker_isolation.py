@@ -39,7 +39,7 @@ _TEXT_SPELLINGS = re.compile(
 
 def _harness_files() -> list[Path]:
     """Every source file of the harness: the package but the simulated world (its driver of
-    the hooks, rose/sim/drive.py, is harness), the prompts, the hooks."""
+    the hooks, rose/sim/hosts/drive.py, is harness), the prompts, the hooks."""
     files = [
         p
         for p in ROOT.rglob("*")

@@ -5,7 +5,7 @@ Locks in the measured direction of issue 17's pull, end to end: a store seeded w
 world's lessons (more than the pack budget, so recall chooses), the real prompt hook
 injecting for each task whose prompt does not name every topic it needs (the lesson of a
 topic reached only through another lesson's wording is the one recall misses), and the
-agent given the MCP server's tools in-process (`HookHost.tools`, `rose.loop.pull.call`).
+agent given the MCP server's tools in-process (`HookHost.tools`, `rose.loop.selection.pull.call`).
 Without the tools, no first attempt whose block lacked a needed fact holds (nothing else
 could supply it); with them, some do, and strictly more than without. An attempt that held
 without the tools held with them too, and made no call. The figures are the world's.
@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from rose.model.registry import simulated_model
-from rose.sim import Agent, World, scoreboard
-from rose.sim.drive import HookHost
+from rose.sim import Agent, World
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.drive import HookHost
 
 pytestmark = pytest.mark.graph
 

@@ -20,13 +20,14 @@ from collections import Counter
 import pytest
 
 from rose.judge.calls import render
-from rose.sim import SimulatedBackend, World, examples, scoreboard
+from rose.sim import SimulatedBackend, World, examples
 from rose.sim.agent import FOUND, Agent
-from rose.sim.arms import Ceiling, NoMemory
-from rose.sim.causes import taught
-from rose.sim.drive import framed
+from rose.sim.hosts import scoreboard
+from rose.sim.hosts.arms import Ceiling, NoMemory
+from rose.sim.hosts.causes import taught
+from rose.sim.hosts.drive import framed
+from rose.sim.hosts.transcript import claude_code
 from rose.sim.realism import OFF, Realism, retention
-from rose.sim.transcript import claude_code
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from rose.judge.calls import Judge
-from rose.loop.recall import recall
+from rose.loop.selection.recall import recall
 from rose.models import Node
 from rose.sim import SimulatedBackend, World, examples
 

@@ -16,7 +16,7 @@ import pytest
 
 from rose.judge.calls import Judge
 from rose.sim import Agent, SimulatedBackend, World, examples
-from rose.sim.transcript import claude_code, codex
+from rose.sim.hosts.transcript import claude_code, codex
 from rose.transcripts.digest import build
 from rose.transcripts.transcript import read
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from rose.cli import app
 from rose.errors import BackendFailed
-from rose.loop.consolidate import consolidate
+from rose.loop.reflection.consolidate import consolidate
 from rose.store.facade import Store
 from tests._reconcile import judge, lesson, reconciled, related
 

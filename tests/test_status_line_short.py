@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rose.inspect.trace import inspect, render
-from rose.loop.pack import STATUS_CHARS, Pack
+from rose.loop.selection.pack import STATUS_CHARS, Pack
 from rose.models import Node
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook

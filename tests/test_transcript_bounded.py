@@ -23,7 +23,7 @@ import pytest
 
 from rose.errors import TranscriptError
 from rose.events import read_events
-from rose.store import notices
+from rose.files import notices
 from rose.store.facade import Store
 from rose.transcripts import bounded as _bounded
 from rose.transcripts.transcript import activity, read

@@ -117,7 +117,7 @@ def test_units_open_at_each_prompt():
 
 
 def test_a_current_cli_session_reads_as_its_prompts_calls_and_replies():
-    """Claude Code 2.1.332 (recorded against rose.sim.loopback): ROSE's block and status line
+    """Claude Code 2.1.332 (recorded against rose.sim.hosts.loopback): ROSE's block and status line
     are attachments, not prompts; a resumed session's reply is the second prompt; the two
     failed checks keep their exit line; the agent's citation of the lesson is its own words."""
     t = read(fixture("claude-code-2.1.332-loopback"))

@@ -18,7 +18,7 @@ from rose.cli import app
 from rose.events import read_events
 from rose.inspect.status import status
 from rose.jobs import learning
-from rose.loop import descend, trial
+from rose.loop.abstraction import descend, trial
 from rose.models import claim_id
 from rose.store.facade import Store
 from tests._lineage import L1, SECOND, patch, two_levels, unit

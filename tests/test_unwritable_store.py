@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rose import atomic
-from rose.atomic import FAULT_ENV, append_line, write_text
 from rose.cli import app
+from rose.disk import atomic
+from rose.disk.atomic import FAULT_ENV, append_line, write_text
 from rose.errors import RoseError, WriteFailed
 from rose.store.facade import Store
 from tests._hookrun import payload, run_hook

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rose.cli import app
+from rose.files import sessions
 from rose.models import Node
-from rose.store import sessions
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph

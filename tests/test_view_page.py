@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rose.atomic import write_json
 from rose.cli import app
+from rose.disk.atomic import write_json
 from rose.inspect.viewer import page, script_json, view
 from rose.models import Node
-from rose.redact import redact
+from rose.redaction.redact import redact
 from rose.store.facade import Store
 from tests._lineage import FIRST, L0, L1, L2, THIRD, absorb, patch, three_levels
 from tests._lineage import unit as record

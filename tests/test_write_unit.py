@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from rose.files import journal
 from rose.graph import sync as sync_mod
 from rose.models import Claim, Episode, Node
-from rose.store import journal
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph

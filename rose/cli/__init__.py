@@ -56,28 +56,29 @@ def _root(
     """ROSE: a memory for coding agents whose lessons compress as they prove useful."""
 
 
-# One module per command group, each with register(app); listed in `rose --help` order.
+# One module per command group, each with register(app); listed in `rose --help` order
+# (under `lessons/` the commands over lessons, under `records/` those over what happened).
 _GROUPS = (
     "demo_cmds",
     "store_cmds",
     "jobs_cmds",
-    "lesson_cmds",
-    "view_cmds",
-    "search_cmds",
+    "lessons.lesson_cmds",
+    "lessons.view_cmds",
+    "lessons.search_cmds",
     "import_cmds",
-    "review_cmds",
-    "compact_cmds",
-    "merge_cmds",
-    "conflict_cmds",
-    "route_cmds",
-    "episode_cmds",
-    "query_cmds",
+    "lessons.review_cmds",
+    "lessons.compact_cmds",
+    "lessons.merge_cmds",
+    "lessons.conflict_cmds",
+    "lessons.route_cmds",
+    "records.episode_cmds",
+    "records.query_cmds",
     "config_cmds",
     "install_cmds",
     "mcp_cmds",
-    "recall_cmds",
-    "report_cmds",
-    "digest_cmds",
+    "records.recall_cmds",
+    "records.report_cmds",
+    "records.digest_cmds",
 )
 
 

@@ -1,10 +1,10 @@
 """`rose demo`: ROSE run on the simulated world, for someone with no model CLI.
 
 The one CLI module that may import `rose.sim`: it wires the world's side of the run
-(`rose.sim.scoreboard`: the task stream, the agent, the score) to ROSE's side
-(`rose.sim.drive`: a store of its own, driven through the real hooks) and prints both.
+(`rose.sim.hosts.scoreboard`: the task stream, the agent, the score) to ROSE's side
+(`rose.sim.hosts.drive`: a store of its own, driven through the real hooks) and prints both.
 A figure alone says little ("50 % solved": of what could be?), so the same stream is also
-worked by two references that need no store and no model (`rose.sim.arms`): no memory
+worked by two references that need no store and no model (`rose.sim.hosts.arms`): no memory
 below ROSE, the learnability ceiling above it.
 """
 
@@ -74,8 +74,9 @@ def demo(
     """
     from rose.errors import RoseError
     from rose.model.registry import simulated_model
-    from rose.sim import World, scoreboard
-    from rose.sim.drive import HookHost
+    from rose.sim import World
+    from rose.sim.hosts import scoreboard
+    from rose.sim.hosts.drive import HookHost
     from rose.sim.realism import Realism
 
     real = Realism()  # the world as close to real work as the quality benchmark's
@@ -117,7 +118,7 @@ def demo(
 
 def _leave_trend(f: dict[str, Any], *, seed: int) -> None:
     """Success and tokens over the sessions, each arm's, beside the store for `rose view`."""
-    from rose.atomic import write_json
+    from rose.disk.atomic import write_json
     from rose.files.layout import StoreDir
 
     trend = {key: arm["over_time"] for key, arm in _arms(f).items()}
@@ -141,9 +142,9 @@ def baselines(world: Any, *, sessions: int, seed: int) -> dict[str, dict[str, An
     """The references on ROSE's own stream (same world, seed and sessions), so its figures
     read against what no memory and a perfect learner achieve: the world's pooled figures
     and the trend of each. Neither has a store nor calls a model: well under a second."""
-    from rose.sim import scoreboard
-    from rose.sim.arms import Ceiling, NoMemory
-    from rose.sim.drive import framed
+    from rose.sim.hosts import scoreboard
+    from rose.sim.hosts.arms import Ceiling, NoMemory
+    from rose.sim.hosts.drive import framed
     from rose.sim.realism import Realism
 
     arms = {"none": NoMemory(), "ceiling": Ceiling(world, framed)}
@@ -337,8 +338,8 @@ def _store(f: dict[str, Any]) -> list[str]:
 
 
 def _stages() -> list[str]:
-    """Built and not built, as `rose.sim.drive.STAGES` says: the one source of truth."""
-    from rose.sim.drive import DOES, STAGES
+    """Built and not built, as `rose.sim.hosts.drive.STAGES` says: the one source of truth."""
+    from rose.sim.hosts.drive import DOES, STAGES
 
     built = [DOES[s] for s, ok in STAGES.items() if ok]
     missing = [DOES[s] for s, ok in STAGES.items() if not ok]

@@ -113,7 +113,7 @@ def _captured_lines(c: dict) -> list[str]:
 
 def _counterfactual_lines(c: dict) -> list[str]:
     """How often attribution agreed with the counterfactual checks, once any was made."""
-    from rose.loop.counterfactual import text
+    from rose.loop.reflection.counterfactual import text
 
     return [f"  counterfactual  {text(c)}"] if c.get("checked") else []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rose.atomic import write_text
+from rose.disk.atomic import write_text
 
 _GITIGNORE = """\
 # Machine-local: rebuilt or regenerated, never shared.

@@ -116,7 +116,7 @@ def _with_sides(path: Path) -> list[Path]:
 
 def _healing(path: Path) -> AbstractContextManager[None]:
     """Only one process at a time decides to move the database aside."""
-    from rose.atomic import exclusive
+    from rose.disk.atomic import exclusive
 
     return exclusive(path.with_name(path.name + ".heal"))
 

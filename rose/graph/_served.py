@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rose import kept
 from rose.graph.engine import Graph, live_holder, process_alive, process_state
+from rose.processes import kept
 
 _STALL_S = 0.5  # a session's client checks this often that the server is not stopped
 MAGIC = b"RG"

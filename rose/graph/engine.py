@@ -123,7 +123,7 @@ class Graph:
 
     def q(self, name: str, **params: Any) -> list[dict]:
         """Run the named statement from `rose/queries/<name>.cypher` with `params`."""
-        from rose.graph.queries import load
+        from rose.queries.named import load
 
         return self.run(load(name), params, name=name)
 
@@ -196,7 +196,7 @@ def holder_file(path: Path) -> Path:
 
 
 def _alive(pid: int) -> bool:
-    from rose.detach import reap
+    from rose.processes.detach import reap
 
     reap()  # a graph server this process started, ended since, is not taken for alive
     try:
@@ -361,7 +361,7 @@ def _is_denied(message: str) -> bool:
 
 def _check_writable(path: Path) -> None:
     """A store that cannot be written is named at once, never waited on as if it were locked."""
-    from rose.atomic import fault
+    from rose.disk.atomic import fault
 
     if (code := fault()) in (errno.EROFS, errno.EACCES):  # the writer's fault hook, for tests
         raise StoreReadOnly(path.parent, "read-only file system" if code == errno.EROFS else "")

@@ -36,7 +36,6 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from rose import detach, kept
 from rose.graph.engine import (
     buffer_pool_bytes,
     defer_checkpoint,
@@ -46,6 +45,7 @@ from rose.graph.engine import (
     release_holder,
     serving_note,
 )
+from rose.processes import detach, kept
 
 KIND = "graph"
 _OPEN_S = 15.0  # how long a new server waits for the database (its starter holds it)
@@ -473,8 +473,8 @@ def _say(text: str) -> None:
 
 
 def main() -> int:
-    # Not lowered to the background (rose.detach.background) as jobs are: the prompt hook's
-    # slow path and every command wait on its statements, so it answers
+    # Not lowered to the background (rose.processes.detach.background) as jobs are: the prompt
+    # hook's slow path and every command wait on its statements, so it answers
     # everyone at the priority of the user who started it.
     return kept.run("graph server", serve)
 

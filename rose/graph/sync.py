@@ -27,13 +27,13 @@ from rose.files.scan import FileState, Survey
 from rose.graph import _corrections, synced
 from rose.graph._apply import apply
 from rose.graph.engine import Graph
-from rose.graph.queries import load, statements
 from rose.graph.rows import (
     SMALL,
     episode_folds,
     spans_by_lesson,
 )
 from rose.models import Correction, Episode, Node
+from rose.queries.named import load, statements
 
 # What was observed, folded from episodes into lessons and claims: after every link.
 _FOLDS = ("fold_use", "fold_expansions", "fold_rescues", "fold_claim_rescues", "fold_patch_rescues")

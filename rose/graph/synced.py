@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rose.atomic import uncached, write_bytes, write_json
+from rose.disk.atomic import uncached, write_bytes, write_json
 from rose.errors import WriteFailed
 from rose.files.scan import file_identity as file_identity  # the prompt hook's too
 

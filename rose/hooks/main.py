@@ -19,10 +19,9 @@ import sys
 from pathlib import Path
 
 from rose.events import append_event
-from rose.files import scan
+from rose.files import notices, scan, sessions
 from rose.hosts.payload import Root, host_of, roots_for, session_id
-from rose.loop.pack import Pack, load_session, pack, save_session, session_path
-from rose.store import notices, sessions
+from rose.loop.selection.pack import Pack, load_session, pack, save_session, session_path
 
 EVENTS = ("session-start", "user-prompt-submit", "stop", "pre-compact", "session-end")
 _HOST_NAMES = {
@@ -190,7 +189,8 @@ def _session_end(payload: dict, roots) -> None:
         if not payload.get("transcript_path"):
             return  # nothing to learn from
         # ROSE installed for the user, and no store yet: the global one holds the job (and,
-        # once a lesson is found, `rose.loop.consolidate` creates the store it belongs in).
+        # once a lesson is found, `rose.loop.reflection.consolidate` creates the store it belongs
+        # in).
         from rose.files.layout import global_root
 
         roots = [Root(str(global_root()), "global")]
@@ -382,7 +382,7 @@ def _nothing_served(note: str, kept: list[str], *, empty: bool, turn: int) -> di
 
 def _answer_late(roots, sid: str, turn: int, questions: list) -> None:
     """Hand the relevance questions that ran out of time to a job that asks them again, for
-    the session's next prompt (`rose.loop.late`)."""
+    the session's next prompt (`rose.loop.selection.late`)."""
     from rose.jobs.queue import submit
 
     payload = {"session": sid, "turn": turn, "questions": questions}
@@ -435,7 +435,7 @@ def _choose(prompt: str, roots, cwd, sid: str = "") -> tuple[dict, list[dict], s
         chosen = [] if last.get("empty") else last["lessons"]
     if not view or not view.get("enabled", True):
         return None
-    from rose.store.notices import take_notices  # what the slow path repaired (a rebuilt index)
+    from rose.files.notices import take_notices  # what the slow path repaired (a rebuilt index)
 
     repaired = take_notices()
     return view, chosen, " · ".join([*repaired, note] if note else repaired), selection
@@ -448,10 +448,10 @@ def _recall(
     is up) and the judge. `decides`: the view says the model will decide, so its CLIs get
     their head start first, before recall is imported."""
     if decides:  # the model will decide: its CLIs start now, as recall loads
-        from rose.loop import head_start
+        from rose.loop.selection import head_start
 
         head_start.start(roots[0].store().judge_cache)
-    from rose.loop.recall import recall_for_hook  # the slow path: store, graph, judge
+    from rose.loop.selection.recall import recall_for_hook  # the slow path: store, graph, judge
 
     return recall_for_hook(prompt, roots, cwd, sid)
 

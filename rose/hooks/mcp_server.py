@@ -1,7 +1,7 @@
 """`rose mcp`: ROSE's memory as an MCP server over stdio, for the agent to pull from.
 
 Built on the MCP Python SDK (`mcp`, 2.x: `MCPServer`). Six tools: four answered by
-`rose.loop.pull.call` (the door an in-process client goes through too): `recall` (a query
+`rose.loop.selection.pull.call` (the door an in-process client goes through too): `recall` (a query
 of the agent's own, the same recall the prompt hook runs), `show` (one lesson, its delta
 manifest and the holders of its dropped claims), `lessons` (the families and their
 apexes) and `used` (which lessons bore on the work, recorded exactly as `rose used`
@@ -107,7 +107,7 @@ def build() -> Any:
     def recall(
         query: Annotated[str, Field(description="What you are working on or looking for.")],
     ) -> str:
-        from rose.loop import pull
+        from rose.loop.selection import pull
 
         return _call(lambda store: pull.call(store, "recall", {"query": query}))
 
@@ -115,7 +115,7 @@ def build() -> Any:
     def show(
         id: Annotated[str, Field(description="The lesson's id, or a unique prefix of it.")],
     ) -> str:
-        from rose.loop import pull
+        from rose.loop.selection import pull
 
         return _call(lambda store: pull.call(store, "show", {"id": id}))
 
@@ -123,7 +123,7 @@ def build() -> Any:
     def lessons(
         family: Annotated[str, Field(description="Only this family's apexes.")] = "",
     ) -> str:
-        from rose.loop import pull
+        from rose.loop.selection import pull
 
         return _call(lambda store: pull.call(store, "lessons", {"family": family}))
 
@@ -152,7 +152,7 @@ def build() -> Any:
             str | None, Field(description="The session id (default: see the description).")
         ] = None,
     ) -> str:
-        from rose.loop import pull
+        from rose.loop.selection import pull
 
         report = {"used": used, "unused": unused, "load_bearing": load_bearing, "session": session}
         return _call(lambda store: pull.call(store, "used", report))

@@ -2,7 +2,7 @@
 
 The hook schedules attention; it judges nothing. It reads what the transcript gained since
 the last Stop (`rose.transcripts.transcript.activity`, from the byte offset it stopped at), adds
-it to the counts since the last reflection, and asks `rose.loop.occasion` whether one is
+it to the counts since the last reflection, and asks `rose.loop.reflection.occasion` whether one is
 due. If so, by `reflect.mode`:
 
 - ``background``: a detached `reflect` job reads a digest of the transcript since the last
@@ -17,7 +17,7 @@ due. If so, by `reflect.mode`:
 - ``off``: nothing until the session ends.
 
 Every reflection started is a `nudge` entry in the session's log, which is how a later Stop
-knows how many in a row produced nothing (`rose.loop.occasion.empty_streak`).
+knows how many in a row produced nothing (`rose.loop.reflection.occasion.empty_streak`).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from rose.files import sessions
 from rose.hosts.payload import Root, host_of, session_id
-from rose.loop import occasion
-from rose.store import sessions
+from rose.loop.reflection import occasion
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -184,7 +184,7 @@ def _activity(root: str, sid: str, transcript: str, offset: int) -> Activity | N
     so what the user wrote after the cut is still read."""
     from rose.errors import TranscriptError
     from rose.events import append_event
-    from rose.store import notices
+    from rose.files import notices
     from rose.transcripts.transcript import activity
 
     events = Path(root) / "events.jsonl"

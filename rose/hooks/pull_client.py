@@ -1,8 +1,8 @@
 """The `rose mcp` tools called in-process, as an MCP client calls them, for a driven agent.
 
-`rose.sim.drive.HookHost.tools` hands the agent it drives one of these for its session, so
+`rose.sim.hosts.drive.HookHost.tools` hands the agent it drives one of these for its session, so
 that what the agent pulls goes through the door the server's tools go through
-(`rose.loop.pull.call`), against the same store, without the stdio round trip. Each call
+(`rose.loop.selection.pull.call`), against the same store, without the stdio round trip. Each call
 opens the store as the server does (here the host's folder is the working directory),
 answers and closes; a failure comes back as the text of the tool error the server would
 send, and the agent reads it like any answer. `used` goes to the session named, as a host
@@ -30,7 +30,7 @@ class PullClient:
         self.take = take  # the model calls (and their tokens) since it was last asked
 
     def __call__(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        from rose.loop import pull
+        from rose.loop.selection import pull
         from rose.store.facade import Store
 
         args = {**arguments, "session": self.session} if tool == "used" else dict(arguments)

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rose import tomlfile
+from rose.disk import tomlfile
 from rose.hosts import mcp_wiring as mw
 from rose.hosts import settings as sj
 from rose.hosts.install import FileChange, read_or_none

@@ -47,7 +47,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rose.atomic import write_text
+from rose.disk.atomic import write_text
+from rose.disk.tomlfile import codex_home
 from rose.hosts import settings as sj
 from rose.hosts.settings import (
     EVENTS,
@@ -57,7 +58,6 @@ from rose.hosts.settings import (
     ReadOnlyFile,
     SettingsFileError,
 )
-from rose.tomlfile import codex_home
 
 __all__ = [
     "install",

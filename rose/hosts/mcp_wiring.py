@@ -25,8 +25,8 @@ import shlex
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from rose import tomlfile
-from rose.tomlfile import codex_home
+from rose.disk import tomlfile
+from rose.disk.tomlfile import codex_home
 
 #: The name both hosts know the server by: its tools are mcp__rose__<tool> in Claude Code.
 NAME = "rose"

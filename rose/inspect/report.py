@@ -394,8 +394,8 @@ def report(
     about: str, expected: str = "", *, days: int = 7, store: Any = None, now: datetime | None = None
 ) -> Report:
     """Build the report, save it under `.rose/reports/` (redacted), and return it."""
-    from rose.atomic import write_text
-    from rose.redact import redact
+    from rose.disk.atomic import write_text
+    from rose.redaction.redact import redact
 
     if days < 1:
         raise RoseError(f"--days must be at least 1, not {days}")

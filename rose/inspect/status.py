@@ -15,12 +15,12 @@ from rose.events import read_events
 from rose.graph.engine import version
 from rose.inspect.precision import precision
 from rose.jobs.queue import summary as jobs_summary
-from rose.loop.compress import held_out_summary
-from rose.loop.consolidate import captured
-from rose.loop.counterfactual import agreement
-from rose.loop.descend import knowledge_gaps
-from rose.loop.merge import merge_summary
-from rose.loop.trial import summary as trial_summary
+from rose.loop.abstraction.compress import held_out_summary
+from rose.loop.abstraction.descend import knowledge_gaps
+from rose.loop.abstraction.merge import merge_summary
+from rose.loop.abstraction.trial import summary as trial_summary
+from rose.loop.reflection.consolidate import captured
+from rose.loop.reflection.counterfactual import agreement
 from rose.models import SERVABLE, Stats
 from rose.store import health
 from rose.store.facade import Store

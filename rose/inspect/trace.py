@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rose.loop.pack import Pack, pack
-from rose.loop.recall import RecallResult, recall
+from rose.loop.selection.pack import Pack, pack
+from rose.loop.selection.recall import RecallResult, recall
 from rose.store.facade import Store
 
 if TYPE_CHECKING:

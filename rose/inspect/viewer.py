@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rose.atomic import write_text
+from rose.disk.atomic import write_text
 from rose.inspect.tree import build, provenance
 from rose.store.facade import Store
 

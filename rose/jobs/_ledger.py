@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rose.atomic import write_json, write_text
+from rose.disk.atomic import write_json, write_text
 from rose.errors import RoseError
 from rose.events import append_event, now_iso
 from rose.files.layout import StoreDir
@@ -245,8 +245,8 @@ def _lost(store_dir: StoreDir, rec: dict) -> None:
 
 
 def _tell(store_dir: StoreDir, reason: str) -> None:
-    """Keep a few words for the next prompt's status line (`rose.store.notices`)."""
-    from rose.store import notices
+    """Keep a few words for the next prompt's status line (`rose.files.notices`)."""
+    from rose.files import notices
 
     low = reason.lower()
     if "gave no answer within" in low or "timeout" in low or "deadline" in low:

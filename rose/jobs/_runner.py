@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING
 
 from rose.files.layout import StoreDir
 from rose.jobs import _ledger as ledger
-from rose.redact import redact
+from rose.redaction.redact import redact
 
 if TYPE_CHECKING:
     from rose.jobs.queue import Kind

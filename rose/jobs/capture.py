@@ -1,7 +1,7 @@
 """Capturing a lesson at an entry point: consolidate it, and queue the reconcile job when
 lessons wait to be reconciled.
 
-`rose.loop.consolidate` decides and writes; a stage may not reach into the job runner, so
+`rose.loop.reflection.consolidate` decides and writes; a stage may not reach into the job runner, so
 the entry points (`rose add`, the reflection and session-end jobs) call `capture`, which
 is `consolidate` plus the queueing. A lesson just stored unreconciled queues the job
 without starting a runner: the judge has just failed, so it waits for the next runner a
@@ -9,10 +9,10 @@ hook starts (every Stop and SessionEnd starts one). A lesson reconciled while ol
 still wait queues it and starts a runner: the judge answers again.
 
 What the user types lands, whatever else holds the store (`add`): the text and its options
-are written first (`rose.store.intake`), before any graph open or model call; the store is
+are written first (`rose.files.intake`), before any graph open or model call; the store is
 then waited for `DEFER_AFTER_S` at most per open, and past that the lesson's file is written
-without the graph ("deferred", `rose.loop.consolidate`), the command says so in one line and
-exits 0, and the `reconcile` job it queues, with a runner started, indexes and reconciles it.
+without the graph ("deferred", `rose.loop.reflection.consolidate`), the command says so in one line
+and exits 0, and the `reconcile` job it queues, with a runner started, indexes and reconciles it.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rose.files import intake
 from rose.files.layout import StoreDir
 from rose.jobs.queue import jobs, submit
-from rose.loop.consolidate import Consolidated, consolidate
+from rose.loop.reflection.consolidate import Consolidated, consolidate
 from rose.models import Node
-from rose.store import intake
 from rose.store.facade import Store
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def capture(
     reconcile: bool = True,
     start: Path | None = None,
 ) -> Consolidated:
-    """`rose.loop.consolidate.consolidate`, then `queue_reconcile`; same arguments."""
+    """`rose.loop.reflection.consolidate.consolidate`, then `queue_reconcile`; same arguments."""
     done = consolidate(
         store, judge, lesson, source=source, scope=scope, reconcile=reconcile, start=start
     )
@@ -62,14 +62,15 @@ COPIED = "it repeats outside content word for word"
 def screen(
     lessons: Sequence[Node], transcript: str, *, end: int | None = None, cwd: str = ""
 ) -> int:
-    """The copy tripwire: hold for review (`rose.loop.reflect.hold`) every one of `lessons` that
+    """The copy tripwire: hold for review (`rose.loop.reflection.reflect.hold`) every one of
+    `lessons` that
     repeats verbatim a line, or a run of 8 words, of the outside content `transcript` holds up
     to byte `end` (fetched pages, other servers' MCP tools, files beyond `cwd`: from the start
     of the session, as a page read early may be relayed late). It can only hold, never clear:
     a transcript that cannot be read holds nothing (the reflection reading it fails on its
     own). Returns how many it held."""
     from rose.errors import RoseError
-    from rose.loop.reflect import hold
+    from rose.loop.reflection.reflect import hold
     from rose.transcripts.outside import Outside, outside_texts
 
     if not (transcript and lessons):
@@ -107,7 +108,7 @@ def queue_reconcile(done: Consolidated) -> str:
 
 def queue_intake(store_dir: StoreDir) -> str:
     """Queue the `reconcile` job, and start a runner, when a `rose add` that died left its
-    lesson in `rose.store.intake` (the job takes it in); its outcome, or "" when none did."""
+    lesson in `rose.files.intake` (the job takes it in); its outcome, or "" when none did."""
     if not intake.unattended(store_dir):
         return ""
     key = _waiting_key(store_dir, f"intake:{intake.waiting(store_dir)[0].stem}")
@@ -200,7 +201,7 @@ def _left_to_the_job(
     """An add the engine failed under after its record was on disk: logged, its file written
     without the graph where the disk allows (so its id names a lesson at once, for `rose
     used`), and said to be deferred: the reconcile job indexes and reconciles it, or takes
-    the record in (`rose.store.intake`) when the file could not be written."""
+    the record in (`rose.files.intake`) when the file could not be written."""
     why = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
     home.log("error", {"command": "add", "id": lesson.id, "error": why})
     if reconcile and "reconcile" not in lesson.provisional:  # what the job will do
@@ -226,7 +227,7 @@ def _store_here(start: Path | None) -> Store | None:
 def _recorded(
     home: Store | None, lesson_id: str, text: str, options: dict[str, Any]
 ) -> Iterator[Path | None]:
-    """`rose.store.intake.recorded` in the store found for the command: the record's path,
+    """`rose.files.intake.recorded` in the store found for the command: the record's path,
     or None when there is none. With no store at all there is nothing to wait for but the
     model, and no folder to record it in; a store that cannot be written takes no record,
     and the lesson's own write then says why."""
@@ -246,7 +247,7 @@ def _recorded(
 def settle_accepted(store: Store) -> str:
     """Reconcile what waits now (a lesson just accepted from review), else queue the job:
     a few words saying which."""
-    from rose.loop.consolidate import OUTAGES, pending, reconcile_pending
+    from rose.loop.reflection.consolidate import OUTAGES, pending, reconcile_pending
 
     try:
         done = reconcile_pending(store)
@@ -261,7 +262,7 @@ def _session_at_work(log: Path | None, session: str | None, start: Path | None) 
     """The store folder and session whose transcript a reflector's lesson is checked
     against: the one named, else $ROSE_SESSION_ID's, else the latest; ("", "") when none."""
     from rose.errors import RoseError
-    from rose.loop.pull import session_for
+    from rose.loop.selection.pull import session_for
 
     if log is not None and session is not None:
         return log, session
@@ -274,7 +275,7 @@ def _session_at_work(log: Path | None, session: str | None, start: Path | None) 
 
 def _transcript_of(root: Path, session_id: str) -> str:
     """The transcript the session's hooks recorded (its SessionStart payload), or ""."""
-    from rose.loop.pack import load_session, session_path
+    from rose.loop.selection.pack import load_session, session_path
 
     rec = load_session(session_path(str(root), session_id), session_id)
     return str(rec.get("transcript_path") or "")
@@ -287,7 +288,7 @@ def session_root(session_id: str, start: Path | None = None) -> Path:
     at all, so no session can be known): noting a lesson there would start a log at turn 0.
     """
     from rose.errors import RoseError, StoreNotFound
-    from rose.store import sessions
+    from rose.files import sessions
 
     hint = "check the id (the session's hooks record its prompts), or add it without --session"
     try:
@@ -307,7 +308,7 @@ def note_minted(
     """Note in the session's log that a lesson came of its reflection (stored, folded into
     another, or waiting to be reconciled), for its unit's episode and the nudge backoff.
     `root`: the store folder holding the log (`session_root`), else the lesson's store's."""
-    from rose.store import sessions
+    from rose.files import sessions
 
     ids = minted_ids(done)
     root = root if root is not None else done.store.primary.root

@@ -1,11 +1,11 @@
 """`rose import`: a file of notes (CLAUDE.md, AGENTS.md, any Markdown) taught as lessons.
 
-The model splits the file into lessons of one point each (`rose.loop.split`), and each is
+The model splits the file into lessons of one point each (`rose.loop.reflection.split`), and each is
 then taught as `rose add` teaches one: consolidated with what is known (`capture`, source
 `user`), so a point the store already holds is not stored twice. Each carries the file's
 provenance: `repository` for a file inside the current repository (its CLAUDE.md, its
 AGENTS.md), `outside` for one beyond it, whose lessons stay in this project's store until
-the user accepts them, as all outside content does (`rose.loop.consolidate`); the caller
+the user accepts them, as all outside content does (`rose.loop.reflection.consolidate`); the caller
 may say otherwise (`--from`). Nothing is stored until the whole file is split, and a store
 that fails part way says what it stored before it stopped.
 """
@@ -19,8 +19,8 @@ from rose.errors import RoseError
 from rose.jobs.capture import capture
 from rose.judge.base import Judge
 from rose.judge.models import SplitLesson
-from rose.loop.consolidate import Consolidated
-from rose.loop.split import PART_TOKENS, split
+from rose.loop.reflection.consolidate import Consolidated
+from rose.loop.reflection.split import PART_TOKENS, split
 from rose.models import PROVENANCES, Node
 from rose.store.facade import Store
 

@@ -29,11 +29,11 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rose.atomic import exclusive
+from rose.disk.atomic import exclusive
 from rose.events import append_event
-from rose.loop import reflect as reflection
+from rose.files import sessions
+from rose.loop.reflection import reflect as reflection
 from rose.store import absorb as absorbing
-from rose.store import sessions
 
 if TYPE_CHECKING:
     from rose.jobs.queue import JobContext
@@ -64,7 +64,7 @@ def unit_steps(t: Transcript, prompts: Sequence[tuple[int, str]]) -> dict[int, t
     correction typed without a prompt hook of its own (or one the log does not know) stays
     in the unit before it.
     """
-    from rose.redact import redact
+    from rose.redaction.redact import redact
     from rose.transcripts.transcript import units
 
     parts = units(t)
@@ -100,7 +100,7 @@ def _read(store: Store, path: str, session_id: str) -> Transcript | None:
         store.log("transcript-unreadable", {"session": session_id, "error": str(exc)[:300]})
         return None
     if t.cut:  # what a bound left unread is never dropped unsaid
-        from rose.store import notices
+        from rose.files import notices
 
         data = {"session": session_id, "path": path, "offset": 0, "reached": t.offset}
         store.log("transcript-cut", {**data, "by": t.cut, "unread": t.unread})
@@ -127,9 +127,9 @@ def assess_units(store: Store, session_id: str, transcript: str, *, final: bool)
     whose judgement failed (turn → why), for the job to hold back and fail on.
 
     A unit judged a failure (or partial) descends from the compressed lessons it was served
-    and notes a knowledge gap for a level-0 lesson it used (`rose.loop.descend`)."""
+    and notes a knowledge gap for a level-0 lesson it used (`rose.loop.abstraction.descend`)."""
     from rose.judge.calls import for_store
-    from rose.loop import attribute
+    from rose.loop.reflection import attribute
     from rose.transcripts.digest import build
 
     root = str(store.primary.root)
@@ -170,11 +170,11 @@ def _descend(
     store: Store, judge: Judge, sid: str, u: absorbing.Unit, failure: str,
     served: list[Node], used: list[str],
 ) -> None:  # fmt: skip
-    """Descent after a failed unit (`rose.loop.descend.after_failure`), before its episode is
-    written so the episode carries the expansion; a store it cannot write is logged, and the
-    unit is absorbed all the same."""
+    """Descent after a failed unit (`rose.loop.abstraction.descend.after_failure`), before its
+    episode is written so the episode carries the expansion; a store it cannot write is
+    logged, and the unit is absorbed all the same."""
     from rose.errors import RoseError
-    from rose.loop import descend
+    from rose.loop.abstraction import descend
 
     try:
         descend.after_failure(
@@ -221,10 +221,10 @@ def restore(job: JobContext) -> None:
 def _restore(
     store: Store, judge: Judge, sid: str, turn: int, prompt: str, failure: str, served: list[str]
 ) -> None:
-    """Descent mid-session (`rose.loop.descend.during_session`); a store it cannot read or
-    write is logged, and the reflection stands."""
+    """Descent mid-session (`rose.loop.abstraction.descend.during_session`); a store it cannot read
+    or write is logged, and the reflection stands."""
     from rose.errors import RoseError
-    from rose.loop import descend
+    from rose.loop.abstraction import descend
 
     try:
         descend.during_session(
@@ -238,10 +238,11 @@ def _restore(
 def _absorb(store: Store, sid: str, *, final: bool, hold: Sequence[int] = ()) -> list:
     """Absorb the session's units into episodes (but those of turns in `hold`, whose
     judgement failed: a later run judges them first), then keep what descent restored during
-    the session and the episodes show rescued (`rose.loop.descend.keep_rescues`), and judge
-    the trial patches they served, dropping those that did not help (`rose.loop.trial`)."""
+    the session and the episodes show rescued (`rose.loop.abstraction.descend.keep_rescues`), and
+    judge the trial patches they served, dropping those that did not help
+    (`rose.loop.abstraction.trial`)."""
     from rose.errors import RoseError
-    from rose.loop import descend, trial
+    from rose.loop.abstraction import descend, trial
 
     written = store.absorb(sid, final=final, hold=hold)
     if written:
@@ -255,11 +256,13 @@ def _absorb(store: Store, sid: str, *, final: bool, hold: Sequence[int] = ()) ->
 
 def heal(store: Store, written: Sequence[Episode]) -> None:
     """What new episodes show, acted on: claims that kept rescuing a lesson folded back
-    (`rose.loop.repair`), compressions that kept failing demoted (`rose.loop.demote`),
-    selection rules whose misses condemn them retired (`rose.loop.misses`). A store it
-    cannot write is logged; the episodes stay written."""
+    (`rose.loop.abstraction.repair`), compressions that kept failing demoted
+    (`rose.loop.abstraction.demote`), selection rules whose misses condemn them retired
+    (`rose.loop.selection.misses`). A store it cannot write is logged; the episodes stay
+    written."""
     from rose.errors import RoseError
-    from rose.loop import demote, misses, repair
+    from rose.loop.abstraction import demote, repair
+    from rose.loop.selection import misses
 
     stages = (
         ("repair", repair.after_episodes),
@@ -380,7 +383,7 @@ def reflect_on(
         store, judge, nodes, found, source=source, cwd=cwd, session=session_id, turn=turn
     )
     if found.proposed:  # where the knowledge was: selection rules, each judged for its form
-        from rose.loop import route
+        from rose.loop.selection import route
 
         found.rules, _ = route.from_reflection(
             store, judge, found.proposed, source=stretch, session=session_id, misses=missed
@@ -401,10 +404,10 @@ def reflect_on(
 
 def _missed(store: Store, judge: Judge, sid: str, turn: int, done: Any) -> list[Miss]:
     """What the lesson found shows of recall: a lesson the store held and did not serve is
-    a miss, recorded and acted on (`rose.loop.misses`); the misses. A failure here costs
+    a miss, recorded and acted on (`rose.loop.selection.misses`); the misses. A failure here costs
     the lesson nothing: it is logged."""
     from rose.errors import RoseError
-    from rose.loop import misses
+    from rose.loop.selection import misses
 
     try:
         entries = sessions.read(str(store.primary.root), sid)
@@ -468,7 +471,7 @@ def reflect_fork(job: JobContext) -> None:
     through `rose used` and `rose add`, which write to this session's log. Without a
     `claude` on PATH the reflection runs in background mode instead, and says so.
     """
-    from rose.loop.occasion import block_reason
+    from rose.loop.reflection.occasion import block_reason
 
     p = job.payload
     sid = str(p["session"])
@@ -499,7 +502,7 @@ def session_end(job: JobContext) -> None:
     judged and absorbed once, and the closing reflection runs once (its `nudge` entry)."""
     from rose.hosts.payload import session_id
     from rose.jobs.queue import prune_sessions
-    from rose.loop.pack import load_session, session_path
+    from rose.loop.selection.pack import load_session, session_path
 
     p = job.payload
     sid = session_id(p)
@@ -540,7 +543,7 @@ def _family_gists(store: Store) -> None:
     a store whose apexes do not fit one relevance question offers families at all)."""
     from rose.errors import RoseError
     from rose.judge.calls import for_store
-    from rose.loop import families
+    from rose.loop.selection import families
 
     try:
         asked = families.refresh(store, for_store(store))

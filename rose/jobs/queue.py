@@ -50,12 +50,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rose.atomic import write_json
+from rose.disk.atomic import write_json
 from rose.errors import RoseError
 from rose.events import append_event, now_iso
 from rose.files.layout import StoreDir
 from rose.jobs import _ledger as ledger
-from rose.redact import redact
+from rose.redaction.redact import redact
 
 if TYPE_CHECKING:
     from rose.store.facade import Store
@@ -105,11 +105,11 @@ KINDS: dict[str, Kind] = {
     "reflect": Kind("rose.jobs.learning:reflect", calls=9, writes=1),
     "reflect-fork": Kind("rose.jobs.learning:reflect_fork", calls=6, writes=3),
     "restore": Kind("rose.jobs.learning:restore", calls=3),
-    "reconcile": Kind("rose.loop.consolidate:reconcile_job", calls=12),
-    "compress": Kind("rose.loop.compress:compress_job", calls=12, writes=3),
-    "counterfactual": Kind("rose.loop.counterfactual:counterfactual_job", calls=12),
-    "merge": Kind("rose.loop.merge:merge_job", calls=12, writes=2),
-    "relevance-late": Kind("rose.loop.late:late_job", calls=4),
+    "reconcile": Kind("rose.loop.reflection.consolidate:reconcile_job", calls=12),
+    "compress": Kind("rose.loop.abstraction.compress:compress_job", calls=12, writes=3),
+    "counterfactual": Kind("rose.loop.reflection.counterfactual:counterfactual_job", calls=12),
+    "merge": Kind("rose.loop.abstraction.merge:merge_job", calls=12, writes=2),
+    "relevance-late": Kind("rose.loop.selection.late:late_job", calls=4),
 }
 
 #: A module whose own `KINDS` join these; only the tests set it.
@@ -299,9 +299,9 @@ def _payload_key(payload: Any) -> str:
 
 
 def _spawn_runner(store_dir: StoreDir) -> None:
-    """Start a runner in a session of its own (`rose.detach`): neither the hook's exit nor
+    """Start a runner in a session of its own (`rose.processes.detach`): neither the hook's exit nor
     a kill of the hook's process group reaches it."""
-    from rose import detach
+    from rose.processes import detach
 
     argv = detach.python("rose.jobs.queue", "drain", str(store_dir.root), store_dir.scope)
     detach.spawn(argv, {**os.environ, "ROSE_CHILD": "1"})
@@ -538,8 +538,8 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    from rose.detach import background
     from rose.jobs.queue import main as _main  # the module proper, not a second copy as __main__
+    from rose.processes.detach import background
 
     background()  # the runner and each job it starts (a session of its own) yield to prompts
 

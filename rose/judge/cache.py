@@ -4,7 +4,7 @@ Why one file per key rather than a single JSON file or an append-only log:
 
 - Concurrent processes (hooks, detached reflectors) write it at the same time. Each
   entry is written to a temp file in the same folder and renamed into place
-  (`rose.atomic`), and a rename is atomic, so a reader sees no file or a whole one,
+  (`rose.disk.atomic`), and a rename is atomic, so a reader sees no file or a whole one,
   never a torn write. Writers of different keys never touch the same file, so nobody
   loses an update; writers of the same key race only to store equivalent answers, and
   whichever rename lands last leaves one complete, valid entry.
@@ -12,7 +12,7 @@ Why one file per key rather than a single JSON file or an append-only log:
   crash mid-write leaves at most an orphaned temp file, never a broken cache.
 - A lookup is one ``open()`` of a known path: no log to scan, no file to parse whole.
 
-Entries are written through `rose.atomic`, so they are redacted like everything else
+Entries are written through `rose.disk.atomic`, so they are redacted like everything else
 on disk. An entry that cannot be read back is treated as a miss and overwritten.
 """
 
@@ -71,7 +71,7 @@ class JudgeCache:
 
     def put(self, key: str, call: str, answer: dict[str, Any]) -> None:
         """Store `answer` for `key`, atomically."""
-        from rose.atomic import write_json  # imports redaction, only needed on a write
+        from rose.disk.atomic import write_json  # imports redaction, only needed on a write
 
         write_json(self.path(key), {"call": call, "answer": answer})
 

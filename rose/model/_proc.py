@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rose.detach import lower_child
 from rose.errors import BackendFailed, BackendTimeout, BackendUnavailable
+from rose.processes.detach import lower_child
 
 # Set by a running Claude Code session for what it starts. A `claude` child that inherits
 # CLAUDECODE refuses to start ("cannot be launched inside another Claude Code session"),

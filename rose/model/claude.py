@@ -19,12 +19,12 @@ import tempfile
 import time
 from typing import Any
 
+from rose.disk.jsonl import objects as json_lines
 from rose.errors import BackendFailed, BackendTimeout, RoseError
-from rose.jsonl import objects as json_lines
-from rose.kept import off as switched_off
 from rose.model import _proc, _warm
 from rose.model._schema import check_answer, extract_object, parse_answer
 from rose.model.base import BackendAnswer, Usage
+from rose.processes.kept import off as switched_off
 
 SYSTEM_PROMPT = (
     "You answer one question for ROSE, a memory for coding agents. "

@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rose import tomlfile
+from rose.disk import tomlfile
+from rose.disk.jsonl import objects as json_lines
 from rose.errors import AnswerInvalid, BackendFailed, BackendTimeout
-from rose.jsonl import objects as json_lines
 from rose.model import _proc
 from rose.model._schema import check_answer, extract_object
 from rose.model.base import BackendAnswer, Usage

@@ -98,7 +98,7 @@ def _simulated(model: str = "") -> Backend:
     """
     knobs = _simulated_knobs(model)
     try:
-        from rose.sim.backend import SimulatedBackend
+        from rose.sim.model.backend import SimulatedBackend
     except ImportError as exc:
         raise BackendUnavailable(
             "simulated",

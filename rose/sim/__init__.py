@@ -36,7 +36,7 @@ What it does not model:
 """
 
 from rose.sim.agent import Agent, Outcome, Session, Turn, solve
-from rose.sim.backend import SimulatedBackend
+from rose.sim.model.backend import SimulatedBackend
 from rose.sim.world import SIZES, Draft, Fact, Task, Topic, World
 
 __all__ = [

@@ -16,7 +16,7 @@ Kinds, and what each stands for in words a real reader would have:
 - ``d`` the agent's own discovery (``⟦d:found⟧``), beside the agent saying what it found
   out by looking (a file it read, a command it ran), before the fact it found.
 - ``k`` a task (``⟦k:t3⟧``): the world's own bookkeeping, standing for nothing a reader
-  could know. The simulated model never sees it (`rose.sim.backend` removes it before
+  could know. The simulated model never sees it (`rose.sim.model.backend` removes it before
   any call is answered); only the simulated agent, which is the world acting, looks a
   task up by it.
 

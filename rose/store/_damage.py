@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rose.errors import GraphDamaged, QueryError
+from rose.files.notices import notify
 from rose.graph.engine import query_damage
-from rose.store.notices import notify
 
 if TYPE_CHECKING:
     from rose.store.facade import Store

@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import cast
 
+from rose.files import sessions, shortid
 from rose.models import (
     AttributionSource,
     Cause,
@@ -37,7 +38,6 @@ from rose.models import (
     Span,
     valid_id,
 )
-from rose.store import sessions, shortid
 
 
 def episode_id(session_id: str, turn: int) -> str:

@@ -14,9 +14,8 @@ import os
 from typing import TYPE_CHECKING
 
 from rose.errors import RoseError
-from rose.files import scan
+from rose.files import scan, sessions, shortid
 from rose.models import valid_id
-from rose.store import sessions, shortid
 
 if TYPE_CHECKING:
     from rose.store.facade import Store

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from rose import config as configmod
-from rose.atomic import uncached, write_json, write_text
+from rose.disk.atomic import uncached, write_json, write_text
 from rose.errors import (
-    CycleError,
     GraphDamaged,
     LessonNotFound,
     QueryError,
@@ -22,8 +21,11 @@ from rose.errors import (
     WriteFailed,
 )
 from rose.events import append_event
+from rose.files import journal, shortid
+from rose.files.draft import draft
 from rose.files.layout import StoreDir, find_project_root, global_root
 from rose.files.nodefile import dump_episode, dump_node
+from rose.files.notices import notify
 from rose.graph.engine import (
     Graph,
     LazyGraph,
@@ -35,9 +37,7 @@ from rose.graph.engine import (
 from rose.graph.rows import episode_from_row, lessons_get, node_from_row
 from rose.graph.sync import SchemaOutdated, SyncReport, sync
 from rose.models import Correction, Episode, Node, RoutingRule, derived_id, now
-from rose.store import _damage, journal, opened, shortid, unwritable
-from rose.store.draft import draft
-from rose.store.notices import notify
+from rose.store import _damage, links, opened, unwritable
 
 #: One record as a dict: a named query's row, or a line, entry or event built from rows.
 Row = dict[str, Any]
@@ -251,7 +251,7 @@ class Store:
         """
         from rose.errors import QueryError
         from rose.graph.readonly import graph_write_refused, is_read_only_error, statements
-        from rose.redact import redact_obj
+        from rose.redaction.redact import redact_obj
 
         stmts = statements(text, engine=self.engine, write=write)
         with self.graph() as g:
@@ -343,7 +343,7 @@ class Store:
 
         Links may point at other lessons of the same write (a new level and the lesson it
         compresses). The graph shows all of them or, if the write dies half way, the next
-        open finishes it from the journal first (`rose.store.journal`). An existing lesson
+        open finishes it from the journal first (`rose.files.journal`). An existing lesson
         is written back to the scope it lives in, unless `move`: then to `scope`, its old
         file removed in the same unit (`Store.move`).
         """
@@ -361,7 +361,7 @@ class Store:
                     node.scope = existing[0]["scope"]
                 elif scope:
                     node.scope = scope  # type: ignore[assignment]
-                self._check_links(g, node, batch)
+                links.check(g, node, batch)
                 node.updated = now()
                 node = redacted(node)
                 target = self.dir_for(node.scope).node_path(node.family, node.id)
@@ -406,50 +406,6 @@ class Store:
         self.log("write", {"id": node.id, "scope": node.scope, "unindexed": why})
         return node
 
-    def _check_links(self, g: Graph, node: Node, batch: dict[str, Node] | None = None) -> None:
-        """Refuse links to unknown lessons and links that would close a cycle.
-
-        The write adds edges node -> child (derived_from) and parent -> node (parents); a
-        cycle appears exactly when some child already reaches the node or a parent. One
-        bounded query over the graph answers that; only when it finds a path is the whole
-        DAG checked (the graph still holds the node's old links, which this write replaces).
-        """
-        refs = set(node.derived_from) | set(node.parents) | set(node.disputes)
-        known = {r["id"] for r in g.q("lesson_ids", ids=sorted(refs))} if refs else set()
-        known |= set(batch or ())
-        for ref in sorted(refs - known - {node.id}):
-            raise LessonNotFound(ref)
-        children, parents = set(node.derived_from), set(node.parents)
-        if node.id in children | parents or children & parents:
-            loop = sorted((children & parents) | ({node.id} & (children | parents)))[0]
-            raise CycleError([node.id, loop, node.id] if loop != node.id else [node.id, node.id])
-        # A new cycle runs down a new child (or an existing edge out of the node) and back up
-        # through a new parent (or an existing edge into the node).
-        start = children | ({node.id} if parents else set())
-        end = parents | ({node.id} if children else set())
-        if batch and len(batch) > 1:  # the graph does not hold the other new links yet
-            self._check_cycle_exactly(g, node, list(batch.values()))
-        elif start and g.q("reaches", **{"from": sorted(start), "to": sorted(end)}):
-            self._check_cycle_exactly(g, node, [node])
-
-    def _check_cycle_exactly(self, g: Graph, node: Node, written: list[Node]) -> None:
-        import networkx as nx
-
-        dag = nx.DiGraph()
-        mine = {n.id for n in written}
-        for r in g.q("links_all"):
-            if r["id"] not in mine:  # the written lessons' own lists are replaced
-                dag.add_edges_from((r["id"], c) for c in r["derived"])
-                dag.add_edges_from((p, r["id"]) for p in r["parents"])
-        for n in written:
-            dag.add_edges_from((n.id, c) for c in n.derived_from)
-            dag.add_edges_from((p, n.id) for p in n.parents)
-        try:
-            cycle = nx.find_cycle(dag, node.id)
-        except (nx.NetworkXNoCycle, nx.NodeNotFound):
-            return
-        raise CycleError([a for a, _ in cycle] + [cycle[0][0]])
-
     def add(
         self,
         body: str,
@@ -460,14 +416,15 @@ class Store:
     ) -> Node:
         """Record a lesson as taught, as it is (`draft`), without reconciling it.
 
-        `rose add` reconciles it first (`rose.loop.consolidate`); this is the plain write.
+        `rose add` reconciles it first (`rose.loop.reflection.consolidate`); this is the plain
+        write.
         """
         node = self.keep(self.draft(body, title=title, family=family), scope=scope or "project")
         why = self.too_big(node)  # accepted, and the CLI warns: it would never be served
         self.log("add", {"id": node.id, "scope": node.scope, **({"too_big": why} if why else {})})
         return node
 
-    draft = staticmethod(draft)  # what a taught text becomes: `rose.store.draft`
+    draft = staticmethod(draft)  # what a taught text becomes: `rose.files.draft`
 
     def keep(self, node: Node, *, scope: str) -> Node:
         """Write a new lesson to `scope`; when the index cannot be rebuilt, its file still is
@@ -582,26 +539,26 @@ class Store:
 
     def rules(self) -> tuple[list[RoutingRule], list[Problem]]:
         """The selection rules (`routing/` of the primary store) and the files that failed."""
-        from rose.store import routing
+        from rose.files import routing
 
         rules, errors = routing.load_all(self.primary.routing)
         return rules, [Problem(str(e.path), e.reason) for e in errors]
 
     def save_rule(self, rule: RoutingRule) -> RoutingRule:
         """Write a selection rule (redacted, atomic); the rule as it is on disk."""
-        from rose.store import routing
+        from rose.files import routing
 
         path = routing.save(self.primary.routing, rule)
         return routing.load(path)
 
     def forget_rule(self, rule_id: str) -> bool:
-        from rose.store import routing
+        from rose.files import routing
 
         return routing.delete(self.primary.routing, rule_id)
 
     def propose_rule(self, rule_id: str, when: str, then: str, *, session: str) -> int:
         """Record that `session` proposed a rule; how many distinct sessions have."""
-        from rose.store import routing
+        from rose.files import routing
 
         return routing.propose(self.primary.routing, rule_id, when, then, session)
 
@@ -618,6 +575,6 @@ class Store:
 
 def redacted(node: Node) -> Node:
     """The node as it will be on disk: every text field passed through redaction."""
-    from rose.redact import redact_obj
+    from rose.redaction.redact import redact_obj
 
     return Node.model_validate(redact_obj(node.model_dump()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rose.atomic import uncached, write_text
+from rose.disk.atomic import uncached, write_text
 from rose.errors import WriteFailed
 from rose.files import scan
 from rose.store.facade import Store

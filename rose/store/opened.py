@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from rose.files import journal
 from rose.graph.sync import SyncReport
-from rose.store import journal
 
 if TYPE_CHECKING:
     from rose.store.facade import Store

@@ -18,8 +18,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from rose.files import shortid
 from rose.models import SERVABLE
-from rose.store import shortid
 from rose.store.facade import Store
 
 #: How much a hit weighs in each field.
@@ -52,7 +52,7 @@ class Hit:
 
     @property
     def held(self) -> bool:
-        """Held for the user's review: no agent may read its text (`rose.loop.pull`)."""
+        """Held for the user's review: no agent may read its text (`rose.loop.selection.pull`)."""
         return self.status == "quarantined"
 
     def line(self) -> str:
@@ -113,7 +113,7 @@ def _idf(n: int, df: int) -> float:
 
 
 def _held(row: dict[str, Any]) -> bool:
-    """As `rose.loop.pull.show_text` tells a lesson no agent may read."""
+    """As `rose.loop.selection.pull.show_text` tells a lesson no agent may read."""
     status = str(row.get("status") or "")
     return status == "quarantined" or (bool(row.get("held")) and status not in SERVABLE)
 

@@ -4,7 +4,7 @@ Every read still answers: the database is opened read-only when it holds what th
 want, and otherwise built in memory from the files. What could not be cached (the scan
 record, the recall view) is said once, in one line on stderr, and the command goes on.
 
-A cache the disk refuses (`rose.atomic.uncached`) is passed over with the same one line.
+A cache the disk refuses (`rose.disk.atomic.uncached`) is passed over with the same one line.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
-from rose.atomic import tell_once
+from rose.disk.atomic import tell_once
 
 if TYPE_CHECKING:
     from rose.errors import StoreReadOnly

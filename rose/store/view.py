@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rose import tokens
-from rose.atomic import uncached, write_json
+from rose.disk.atomic import uncached, write_json
 from rose.errors import WriteFailed
-from rose.files import scan
+from rose.files import scan, shortid
 from rose.frame import closed
 from rose.graph.engine import Graph
 from rose.models import claim_id, shown_title
 from rose.prompt_files import template_text
-from rose.store import shortid
 
 if TYPE_CHECKING:
     from rose.store.facade import Store
@@ -83,7 +82,7 @@ def item(row: dict, shown: str | None = None, sources: list[str] | None = None) 
     `id` stays the full id (the session log records it); `shown` is what the block shows.
     `patch_ids` name the patches its full form carries, for the log to say they were served.
     `sources` are the level-0 lessons it was compressed or merged from (`sources_among`): while
-    they are all still in a session's context, so is what it says (rose.loop.pack).
+    they are all still in a session's context, so is what it says (rose.loop.selection.pack).
     """
     shown = shown or shortid.shortest([row["id"]])[row["id"]]
     full, refresher = fragments(row, shown)
@@ -131,7 +130,7 @@ def block(head: str, pieces: list[str], tail: str) -> str:
 
 
 # The longest block any host passes on whole, in UTF-16 units (Claude Code's measure, the
-# looser of the two): `rose.loop.pack.HOSTS` has each host's bound.
+# looser of the two): `rose.loop.selection.pack.HOSTS` has each host's bound.
 HOST_CHARS = 10_000
 
 

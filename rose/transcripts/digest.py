@@ -4,7 +4,7 @@ One line a step, each opening with the prefix other code reads it by: ``User: ``
 prompt or correction), ``Agent: `` (a message, or reasoning as ``Agent: (thinking) ``),
 ``Tool: <name> <input>`` with `` (failed: <error>)`` when it failed; a subagent's step
 is its line behind ``Subagent: `` (``Subagent: Tool: Grep flaky``). Every text passes
-through `rose.redact` first, so no secret a session held reaches a model or a file.
+through `rose.redaction.redact` first, so no secret a session held reaches a model or a file.
 
 A long session does not fit a reflector's prompt, so the digest keeps to a token budget
 by keeping what tells most about what happened: every prompt and correction (the task
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rose import tokens
-from rose.redact import redact
+from rose.redaction.redact import redact
 from rose.transcripts._records import cut
 from rose.transcripts.transcript import Step, Transcript
 

@@ -1,0 +1,2 @@
+"""Commands over what happened: episodes, graph queries, recall traces, reports and
+digests."""

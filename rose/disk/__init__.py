@@ -1,0 +1,1 @@
+"""Writing files safely: atomic replaces, JSON lines and TOML."""

@@ -1,0 +1,2 @@
+"""Processes ROSE starts: detached jobs, and the plumbing of the kept graph server's
+socket."""

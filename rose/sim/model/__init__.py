@@ -1,0 +1,1 @@
+"""The simulated world's model: the backend and its answers to each semantic call."""
