@@ -12,10 +12,8 @@ process) and one copy of each size's store, with one environment:
 - **all**: every mechanism on, as shipped.
 - **-graph**: no graph server (`ROSE_KEEP_OFF=graph`; its inotify watch goes with it).
 - **-watch**: the graph server without its watch of the store's folders (`watch`).
-- **-spares**: no CLIs started ahead of their question within a process (`spares`;
-  the head start starts spares, so it goes too).
-- **-head-start**: no head start from the hook (`head-start`).
-- **none**: nothing kept or started ahead (`ROSE_KEEP_WARM=0`, `spares,head-start`).
+- **-spares**: no CLIs started ahead of their question within a process (`spares`).
+- **none**: nothing kept or started ahead (`ROSE_KEEP_WARM=0`, `spares`).
 
 Each round runs one task in every arm and size, in a rotating order, and waits for the
 session-end job before the next. Per run: the CLI's wall time (the whole turn, spawn to
@@ -51,9 +49,8 @@ ARMS: dict[str, dict[str, str]] = {
     "all": {},
     "-graph": {"ROSE_KEEP_OFF": "graph"},
     "-watch": {"ROSE_KEEP_OFF": "watch"},
-    "-spares": {"ROSE_KEEP_OFF": "spares,head-start"},
-    "-head-start": {"ROSE_KEEP_OFF": "head-start"},
-    "none": {"ROSE_KEEP_WARM": "0", "ROSE_KEEP_OFF": "spares,head-start"},
+    "-spares": {"ROSE_KEEP_OFF": "spares"},
+    "none": {"ROSE_KEEP_WARM": "0", "ROSE_KEEP_OFF": "spares"},
 }
 FIGURES = ("wall_ms", "hook_ms", "reply_ms", "job_ms")
 

@@ -422,12 +422,11 @@ def _choose(prompt: str, roots, cwd, sid: str = "") -> tuple[dict, list[dict], s
         return None
     if current and view is not None and _servable(view):
         return view, [] if view.get("empty") else view["lessons"], note, {}
-    decides = view is not None and view.get("enabled", True) and not _servable(view)
     from rose.errors import StoreLocked
 
     selection: dict = {}
     try:
-        view, chosen, note, selection = _recall(prompt, roots, cwd, decides, sid)
+        view, chosen, note, selection = _recall(prompt, roots, cwd, sid)
     except StoreLocked:
         if last is None:
             raise
@@ -441,16 +440,9 @@ def _choose(prompt: str, roots, cwd, sid: str = "") -> tuple[dict, list[dict], s
     return view, chosen, " · ".join([*repaired, note] if note else repaired), selection
 
 
-def _recall(
-    prompt: str, roots, cwd, decides: bool, sid: str = ""
-) -> tuple[dict, list[dict], str, dict]:
+def _recall(prompt: str, roots, cwd, sid: str = "") -> tuple[dict, list[dict], str, dict]:
     """The slow path, in this process: the store, the graph (through its server when one
-    is up) and the judge. `decides`: the view says the model will decide, so its CLIs get
-    their head start first, before recall is imported."""
-    if decides:  # the model will decide: its CLIs start now, as recall loads
-        from rose.loop.selection import head_start
-
-        head_start.start(roots[0].store().judge_cache)
+    is up) and the judge."""
     from rose.loop.selection.recall import recall_for_hook  # the slow path: store, graph, judge
 
     return recall_for_hook(prompt, roots, cwd, sid)

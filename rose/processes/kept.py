@@ -27,7 +27,7 @@ MAX_REPLY = 16 * 1024 * 1024
 
 #: What `ROSE_KEEP_OFF` may name, each a saving measured by `benchmarks/keepers.py`; the
 #: first two are the kept process (or part of one), the rest start CLIs within a process.
-MECHANISMS = ("graph", "watch", "spares", "head-start")
+MECHANISMS = ("graph", "watch", "spares")
 _KEPT = MECHANISMS[:2]
 
 

@@ -45,7 +45,6 @@ class Walk:
     # backend ready this many more as it asks (`Judge.prewarm`), so the next level's CLI
     # starts while this level is answered.
     ahead: int = 0
-    levels: list[int] = field(default_factory=list)  # questions asked at each level
     late: list[Row] = field(default_factory=list)  # questions that ran out of time
 
 
@@ -101,7 +100,6 @@ def run(
         finally:
             wait()
         walk.calls += len(asked)
-        walk.levels.append(len(asked))
         failed = [a for a in answers if isinstance(a, RoseError)]
         if failed and len(failed) == len(answers) and not res.verdicts:
             raise failed[0]  # nothing was judged at all: recall degrades

@@ -28,7 +28,6 @@ gate answers without a model no rule is read at all.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -37,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 
 from rose.errors import RoseError
 from rose.files import shortid
-from rose.loop.selection import head_start
 from rose.store import view as recall_view
 from rose.store.facade import Row, Store
 from rose.text import shorten
@@ -74,7 +72,6 @@ class RecallResult:
     unjudged: set[str] = field(default_factory=set, repr=False)  # those ids, before the budget
     passes: list[int] = field(default_factory=list)  # which pass asked each of `rounds`
     second_calls: int = 0  # the second pass's relevance calls
-    first_level: int = 0  # the questions the first level of the walk asked at once
     second_found: list[str] = field(default_factory=list)  # ids only the second pass chose
     items: dict[str, Row] = field(default_factory=dict, repr=False)  # every line offered
     # Lessons read in full (`lesson_get` rows) and the level-0 lessons below each, kept so that
@@ -309,8 +306,6 @@ def recall(
         _walk(store, prompt, judge, res, started, deadline_s)
     except RoseError as exc:
         return _degrade(res, store, budget, _short(exc))
-    with contextlib.suppress(OSError):  # the next prompt's head start: only ever a saving
-        head_start.note(store.primary.judge_cache, judge, res.first_level)
     rank = {v.id: (_ORDER.get(v.verdict, 9), v.pass_no) for v in res.verdicts}
     for v in res.verdicts:  # unjudged now, judged relevant late for the last prompt: ahead
         if v.verdict == "unresolved" and v.id in res.earlier:
@@ -374,7 +369,6 @@ def _walk(
     first = walker.Walk(1, rc.judge_calls, rules=rule_text, ahead=int(again), late=res.late)
     walker.run(store, prompt, judge, res, frontier, first, started=started, deadline_s=deadline_s)
     res.calls = first.calls
-    res.first_level = first.levels[0] if first.levels else 0
     if again:
         try:
             _second_pass(store, prompt, judge, res, rule_text, started, deadline_s)
