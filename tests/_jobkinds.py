@@ -11,15 +11,6 @@ from pathlib import Path
 
 from rose.jobs.queue import JobContext, Kind
 
-KINDS = {
-    "span": Kind("tests._jobkinds:span", deadline_s=20),
-    "orphan": Kind("tests._jobkinds:orphan", deadline_s=20),
-    "hang": Kind("tests._jobkinds:hang", deadline_s=0.5),
-    "crash": Kind("tests._jobkinds:crash", deadline_s=20),
-    "flaky": Kind("tests._jobkinds:flaky", deadline_s=20, retry=True),
-    "priority": Kind("tests._jobkinds:priority", deadline_s=20),
-}
-
 PEM = (
     "-----BEGIN RSA PRIVATE KEY-----\n"
     "MIIEowIBAAKCAQEAwJt1tLw6Yx9s2mQw3S5rY8Xb7kNp0aVq\n"
@@ -75,3 +66,13 @@ def priority(job: JobContext) -> None:
         time.sleep(0.02)
         line = group.read_text().strip()
     Path(job.payload["out"]).write_text(f"{os.getpriority(os.PRIO_PROCESS, 0)}\n{line}")
+
+
+KINDS = {
+    "span": Kind(span, deadline_s=20),
+    "orphan": Kind(orphan, deadline_s=20),
+    "hang": Kind(hang, deadline_s=0.5),
+    "crash": Kind(crash, deadline_s=20),
+    "flaky": Kind(flaky, deadline_s=20, retry=True),
+    "priority": Kind(priority, deadline_s=20),
+}

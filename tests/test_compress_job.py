@@ -13,8 +13,8 @@ import json
 import pytest
 
 from rose.files.layout import StoreDir
+from rose.jobs import bodies
 from rose.jobs.queue import KINDS, JobContext, jobs
-from rose.loop.abstraction import compress as c
 from tests._compress import family
 from tests._demo_run import demo_json
 
@@ -28,7 +28,7 @@ def test_a_successful_session_queues_a_compress_job(tmp_path_factory: pytest.Tem
     succeeded = sum(1 for e in episodes if e["outcome"] == "success" and e["used"])
     queued = [r for r in jobs(StoreDir(root, "project")) if r["kind"] == "compress"]
     assert succeeded and 1 <= len(queued) <= succeeded
-    assert "compress" in KINDS
+    assert KINDS["compress"].target is bodies.compress
     merges = [r for r in jobs(StoreDir(root, "project")) if r["kind"] == "merge"]
     assert [r["key"].replace(":merge:", ":") for r in merges] == [
         r["key"].replace(":compress:", ":") for r in queued
@@ -37,5 +37,5 @@ def test_a_successful_session_queues_a_compress_job(tmp_path_factory: pytest.Tem
 
 def test_the_job_compresses_what_is_due(project):
     f = family(project, seed=0)
-    c.compress_job(JobContext(f.store.primary, {"attempt": 1}, {"session": "s"}))
+    bodies.compress(JobContext(f.store.primary, {"attempt": 1}, {"session": "s"}))
     assert f.store.get(f.node.id).status == "superseded"

@@ -20,9 +20,10 @@ from rose import config
 from rose.errors import BackendTimeout, BackendUnavailable
 from rose.events import read_events
 from rose.inspect.status import status
+from rose.jobs import bodies
 from rose.jobs import queue as jobs
 from rose.jobs.capture import capture
-from rose.loop.reflection.consolidate import pending, reconcile_job, reconcile_pending
+from rose.loop.reflection.consolidate import pending, reconcile_pending
 from rose.model.registry import simulated_model
 from rose.sim import World
 from rose.sim.examples import conflict_pair
@@ -127,5 +128,5 @@ def test_a_job_whose_judge_is_still_down_fails_and_the_lesson_waits(store: Store
     (rec,) = _queued(store)
     job = jobs.JobContext(store.primary, rec, {"ids": [kept]})
     with pytest.raises(BackendUnavailable):  # agent claude: no model CLI under the tests
-        reconcile_job(job)
+        bodies.reconcile(job)
     assert pending(store) == [kept]

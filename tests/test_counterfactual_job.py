@@ -16,9 +16,9 @@ import pytest
 from rose import config
 from rose.events import read_events
 from rose.files import sessions
-from rose.jobs import learning
+from rose.jobs import bodies, learning
 from rose.jobs.queue import KINDS, JobContext, jobs
-from rose.loop.reflection.counterfactual import CHECKED, counterfactual_job
+from rose.loop.reflection.counterfactual import CHECKED
 from rose.store.facade import Store
 
 pytestmark = pytest.mark.graph
@@ -52,7 +52,7 @@ def test_a_session_end_queues_the_check_and_the_job_runs_it(project: Path):
     store = _ended(project, "3")
     (job,) = _queued(store)
     assert job["state"] == "queued" and "counterfactual" in KINDS
-    counterfactual_job(JobContext(store.primary, {"attempt": 1}, {"session": SID}))
+    bodies.counterfactual(JobContext(store.primary, {"attempt": 1}, {"session": SID}))
     (check,) = read_events(store.primary.events, kind=CHECKED)
     assert check["used"] is True and isinstance(check["changed"], bool)
     probes = [e for e in read_events(store.primary.events, kind="judge")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from rose import config
 from rose.events import read_events
+from rose.jobs import bodies
 from rose.jobs.queue import KINDS, JobContext
 from rose.loop.abstraction import merge as mg
 from rose.store import dag
@@ -45,8 +46,8 @@ def test_the_job_attempts_what_is_due(project):
     a, b = plain(project, 2, co_uses=3)
     store = Store.open(project)
     config.set_override(store.primary.config, "agent", "simulated")
-    assert "merge" in KINDS
-    mg.merge_job(JobContext(store.primary, {"attempt": 1}, {"session": "s"}))
+    assert KINDS["merge"].target is bodies.merge
+    bodies.merge(JobContext(store.primary, {"attempt": 1}, {"session": "s"}))
     (event,) = read_events(store.primary.events, kind="merge")
     assert event["group"] == [a.id, b.id] and event["attempted"]
     assert event["result"] == "rejected" and "under-reported" in event["reason"]

@@ -194,6 +194,7 @@ def test_a_judgement_past_its_deadline_is_answered_late_for_the_next_prompt(
     fails too, serves what it found before the rest of the ranked apexes."""
     import rose.judge.calls as calls
     from rose.files import sessions
+    from rose.jobs import bodies
     from rose.jobs.queue import JobContext
     from rose.loop.selection import late
 
@@ -208,7 +209,7 @@ def test_a_judgement_past_its_deadline_is_answered_late_for_the_next_prompt(
     real = calls.for_store
     monkeypatch.setattr(calls, "for_store", lambda s, **kw: real(s, **{**kw, "backend": answers}))
     payload = {"session": "s-late", "turn": 1, "questions": [question]}
-    late.late_job(JobContext(dag.primary, {}, payload))
+    bodies.relevance_late(JobContext(dag.primary, {}, payload))
     assert late.relevant(root, "s-late") == ["n_css00001"]
     judge, _ = _judge(dag, BackendTimeout("scripted", 9))
     second = recall(dag, "go on", judge=judge, earlier=late.relevant(root, "s-late"))

@@ -46,7 +46,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +55,7 @@ from rose.errors import RoseError
 from rose.events import append_event, now_iso
 from rose.files.layout import StoreDir
 from rose.jobs import _ledger as ledger
+from rose.jobs import bodies
 from rose.redaction.redact import redact
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
 
 
 class Kind:
-    """A kind of job: the function doing the work, as "module:function" taking a JobContext;
+    """A kind of job: the function doing the work, taking a JobContext (`rose.jobs.bodies`);
     how many model calls it makes one after another at most, as judgements and as calls
     that write lessons (`calls`, `writes`: its deadline follows from theirs, `deadline`),
     or a deadline of its own in seconds (`deadline_s`, for work that asks no model); and
@@ -73,7 +74,7 @@ class Kind:
 
     def __init__(
         self,
-        target: str,
+        target: Callable[[JobContext], None],
         *,
         calls: int = 0,
         writes: int = 0,
@@ -100,16 +101,16 @@ def deadline(calls: int, writes: int, cfg: Any) -> float:
 #: Every kind of detached job, one line each. Calls: a session end judges its units (a few),
 #: reflects once, and reconciles what it found (scope, related, reconcile per lesson).
 KINDS: dict[str, Kind] = {
-    "session-end": Kind("rose.jobs.learning:session_end", calls=12, writes=1, retry=True),
-    "absorb": Kind("rose.jobs.learning:absorb", calls=6, retry=True),
-    "reflect": Kind("rose.jobs.learning:reflect", calls=9, writes=1),
-    "reflect-fork": Kind("rose.jobs.learning:reflect_fork", calls=6, writes=3),
-    "restore": Kind("rose.jobs.learning:restore", calls=3),
-    "reconcile": Kind("rose.loop.reflection.consolidate:reconcile_job", calls=12),
-    "compress": Kind("rose.loop.abstraction.compress:compress_job", calls=12, writes=3),
-    "counterfactual": Kind("rose.loop.reflection.counterfactual:counterfactual_job", calls=12),
-    "merge": Kind("rose.loop.abstraction.merge:merge_job", calls=12, writes=2),
-    "relevance-late": Kind("rose.loop.selection.late:late_job", calls=4),
+    "session-end": Kind(bodies.session_end, calls=12, writes=1, retry=True),
+    "absorb": Kind(bodies.absorb, calls=6, retry=True),
+    "reflect": Kind(bodies.reflect, calls=9, writes=1),
+    "reflect-fork": Kind(bodies.reflect_fork, calls=6, writes=3),
+    "restore": Kind(bodies.restore, calls=3),
+    "reconcile": Kind(bodies.reconcile, calls=12),
+    "compress": Kind(bodies.compress, calls=12, writes=3),
+    "counterfactual": Kind(bodies.counterfactual, calls=12),
+    "merge": Kind(bodies.merge, calls=12, writes=2),
+    "relevance-late": Kind(bodies.relevance_late, calls=4),
 }
 
 #: A module whose own `KINDS` join these; only the tests set it.
@@ -325,7 +326,6 @@ def run_here(store_dir: StoreDir) -> int:
 
     A job that raises is failed (or queued once more, if its kind allows a retry) with the
     error as its reason; nothing else is caught. With every slot taken it runs nothing."""
-    import importlib
 
     d, ran = store_dir.jobs, 0
     if not d.is_dir():
@@ -349,8 +349,7 @@ def run_here(store_dir: StoreDir) -> int:
                 if spec is None:
                     raise RoseError(f"unknown job kind {rec.get('kind')!r}")
                 payload = json.loads((d / f"{rec['id']}.payload").read_text(encoding="utf-8"))
-                module, _, name = spec.target.partition(":")
-                getattr(importlib.import_module(module), name)(JobContext(store_dir, rec, payload))
+                spec.target(JobContext(store_dir, rec, payload))
             except Exception as exc:
                 code, reason = 1, f"{type(exc).__name__}: {str(exc)[:300]}"
             with ledger.locked(d):
@@ -442,7 +441,6 @@ def summary(store_dir: StoreDir) -> dict:
 
 def _exec(store_dir: StoreDir, job_id: str) -> int:
     """The job's own process: look up its kind and call its function with the payload."""
-    import importlib
 
     d = store_dir.jobs
     rec = ledger.read(d / f"{job_id}.json")
@@ -456,9 +454,8 @@ def _exec(store_dir: StoreDir, job_id: str) -> int:
         print(f"rose: unknown job kind {rec.get('kind')!r}", file=sys.stderr)
         return 2
     payload = json.loads((d / f"{job_id}.payload").read_text(encoding="utf-8"))
-    module, _, name = spec.target.partition(":")
     try:
-        getattr(importlib.import_module(module), name)(JobContext(store_dir, rec, payload))
+        spec.target(JobContext(store_dir, rec, payload))
     except Exception as exc:
         import traceback
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from rose import tokens
 from rose.errors import MODEL_FAILURES
@@ -40,9 +40,6 @@ from rose.loop.abstraction import replay as _replay
 from rose.models import Claim, Node
 from rose.store import dag
 from rose.store.facade import Store
-
-if TYPE_CHECKING:
-    from rose.jobs.queue import JobContext
 
 #: A candidate this much shorter that declares no dropped claim is under-reported.
 UNDER_REPORTED = 0.15
@@ -367,11 +364,3 @@ def held_out_summary(store: Store) -> dict[str, Any]:
         "held_out_episodes": total,
         "held_out_pass_rate": round(passed / total, 4) if total else None,
     }
-
-
-def compress_job(job: JobContext) -> None:
-    """The `compress` job (queued after a session that succeeded): compress what is due."""
-    from rose.judge.calls import for_store
-
-    store = job.store()
-    compress_due(store, judge=for_store(store))  # each attempt is a `compress` event

@@ -43,7 +43,7 @@ the attempt, and shown to the next attempt at the same group.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from rose import tokens
 from rose.errors import MODEL_FAILURES
@@ -55,9 +55,6 @@ from rose.loop.abstraction import replay as _replay
 from rose.loop.abstraction.compress import UNDER_REPORTED, claims_dropped, keeps_claims
 from rose.models import Claim, Node, farthest
 from rose.store.facade import Store
-
-if TYPE_CHECKING:
-    from rose.jobs.queue import JobContext
 
 Result = Literal["accepted", "rejected", "failed", "dry-run"]
 
@@ -393,14 +390,6 @@ def merge_summary(store: Store) -> dict[str, int]:
         "rejected": done.count("rejected"),
         "demoted": demoted,
     }
-
-
-def merge_job(job: JobContext) -> None:
-    """The `merge` job (queued after a session that succeeded): merge what is due."""
-    from rose.judge.calls import for_store
-
-    store = job.store()
-    merge_due(store, judge=for_store(store))  # each attempt is a `merge` event
 
 
 def _accepted(children: list[Node]) -> bool:

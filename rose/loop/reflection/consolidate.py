@@ -37,7 +37,7 @@ three judgements, then the code applies the answer:
 A judge that cannot answer (`OUTAGES`) never costs the lesson: it is stored as it came,
 in the scope asked for (else its own), with `"reconcile"` in `Node.provisional` (its
 title and gist stay provisional where they were derived, and `"scope"` is there too when
-no one chose or judged it), and `reconcile_job` reconciles every such lesson later. The
+no one chose or judged it), and the `reconcile` job reconciles every such lesson later. The
 caller queues that job (`rose.jobs.capture`; a stage may not reach into the job runner).
 A later reconcile asks `scope` first where it is provisional, and moves a lesson judged
 global out of the project store (`Store.move`, one journalled unit): filed locally, a
@@ -52,7 +52,7 @@ A graph database another process holds past the caller's deadline (`StoreLocked`
 costs the lesson either: its file is written without the graph (`Store.keep_unindexed`;
 the next open indexes it, and its folder moving on makes the recall view stale), marked
 `reconcile` as after an outage unless it was not to be reconciled, and the relation is
-"deferred": the caller queues `reconcile_job` and starts a runner, which indexes and
+"deferred": the caller queues the `reconcile` job and starts a runner, which indexes and
 reconciles it once the database is free. That job first takes in what a `rose add` that
 died left in `rose.files.intake` (`take_in`).
 """
@@ -63,7 +63,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from rose.errors import (
     MODEL_FAILURES,
@@ -83,16 +83,13 @@ from rose.models import Node, first_sentence
 from rose.store.facade import Store, redacted
 from rose.text import shorten
 
-if TYPE_CHECKING:
-    from rose.jobs.queue import JobContext
-
 #: Who offered a lesson (`source`): a reflection, the session end, or the user.
 Source = Literal["reflector", "session-end", "user"]
 SOURCES: tuple[str, ...] = ("reflector", "session-end", "user")
 RELATIONS: tuple[str, ...] = ("duplicate", "refines", "contradicts", "specialises", "orthogonal")
 #: Why a lesson from outside content with no repository to keep it in waits for the user.
 NO_PROJECT = "from outside content, with no repository to keep it in"
-#: The judge could not answer: the lesson is kept unreconciled, for `reconcile_job`.
+#: The judge could not answer: the lesson is kept unreconciled, for the `reconcile` job.
 OUTAGES = (*MODEL_FAILURES, GraphDamaged)
 
 
@@ -106,7 +103,7 @@ class Consolidated:
     `apart`: the subjects of a refinement that its target's title and gist do not name, for
     which it was kept as a lesson of its own. `store` is the store it landed in (a new one,
     when it had to be created). `pending` lists the lessons of that store still waiting for
-    `reconcile_job`; `job` is what queueing it came to (`rose.jobs.capture` fills it in).
+    the `reconcile` job; `job` is what queueing it came to (`rose.jobs.capture` fills it in).
     """
 
     store: Store
@@ -136,7 +133,7 @@ class Consolidated:
 
     @property
     def marked(self) -> bool:
-        """Whether the lesson stored waits for `reconcile_job`."""
+        """Whether the lesson stored waits for the `reconcile` job."""
         return self.lesson is not None and "reconcile" in self.lesson.provisional
 
     def line(self) -> str:
@@ -310,24 +307,6 @@ def _one_at_a_time(store: Store) -> Iterator[None]:
         yield
 
 
-def reconcile_job(job: JobContext) -> None:
-    """The `reconcile` job: reconcile every lesson stored while the judge was unavailable
-    or the graph database busy, after taking in what a `rose add` that died left (`take_in`).
-
-    Fails (kept in `rose jobs` with the reason) while any is left, or when what is left
-    cannot be read, so the next lesson stored queues it again: a job done with lessons
-    still waiting would keep its key from running again for `jobs.keep_days`."""
-    store = job.store()
-    take_in(store)
-    reconcile_pending(store)
-    left = [r["id"] for r in store.read("unreconciled")]  # raises when it cannot tell
-    if left:
-        raise RoseError(
-            f"{len(left)} lesson(s) still not reconciled ({', '.join(left[:5])}): the judge's "
-            "answers did not fit; the next lesson stored queues this job again"
-        )
-
-
 def take_in(store: Store) -> list[str]:
     """Store every lesson a `rose add` recorded (`rose.files.intake`) and died before storing,
     as it came, marked for reconciliation where it asked for it; the ids stored. A lesson
@@ -466,7 +445,7 @@ def _keep(
     scoped: bool = True,
     locked: StoreLocked | None = None,
 ) -> Consolidated:
-    """Store the lesson as it came; marked for `reconcile_job` when the judge failed (`why`),
+    """Store the lesson as it came; marked for the `reconcile` job when the judge failed (`why`),
     its scope too when it was neither chosen nor judged (`scoped` False). With the graph
     `locked` (found so here, or by the caller), its file is written without it: "deferred"."""
     landed, scope = _land.store_for(store, scope, start)

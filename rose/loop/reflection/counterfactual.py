@@ -46,7 +46,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rose.disk.atomic import exclusive
 from rose.errors import RoseError
@@ -56,9 +56,6 @@ from rose.judge.base import COUNTERFACTUAL, Judge
 from rose.loop.abstraction import replay as _replay
 from rose.models import Correction
 from rose.store.facade import Store
-
-if TYPE_CHECKING:
-    from rose.jobs.queue import JobContext
 
 #: The event of a checked pair, and of a pair whose check failed.
 CHECKED = "counterfactual"
@@ -271,12 +268,3 @@ def text(s: dict[str, Any]) -> str:
         f" used {used['agreed']}/{used['checked']}, unused {unused['agreed']}/{unused['checked']}"
         + (f"; {fixed} record(s) corrected to the check's verdict" if fixed else "")
     )
-
-
-def counterfactual_job(job: JobContext) -> None:
-    """The `counterfactual` job (queued after a session's attributed episodes): check a
-    sample within the budget."""
-    from rose.judge.calls import for_store
-
-    store = job.store()
-    counterfactual(store, judge=for_store(store))  # each check is an event

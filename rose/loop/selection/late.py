@@ -2,7 +2,7 @@
 
 The prompt's path gives the model `calls.prompt_s`; a real model on a busy machine may take
 longer, and the question would be thrown away. Instead the prompt hook hands the questions
-that timed out to the `relevance-late` job (`late_job`), which asks them again at a
+that timed out to the `relevance-late` job (`answer_late`), which asks them again at a
 background call's pace and writes, to the session's log, the lessons they judged relevant
 (a `late` entry). The session's next prompt reads them (`relevant`): where its own
 judgement falls short too (out of time, or the model down), they come before the lessons
@@ -13,13 +13,13 @@ bore on the last prompt is the best guess for the next.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rose.errors import MODEL_FAILURES
 from rose.files import sessions
 
 if TYPE_CHECKING:
-    from rose.jobs.queue import JobContext
+    from rose.store.facade import Store
 
 #: The verdicts that serve a lesson.
 _SERVED = ("relevant", "maybe")
@@ -35,15 +35,13 @@ def relevant(root: str | Path, session: str) -> list[str]:
     return [str(i) for e in said for i in e.get("relevant") or []]
 
 
-def late_job(job: JobContext) -> None:
-    """The `relevance-late` job: ask the prompt's timed-out questions again, at a background
-    call's deadline, and note what they judged relevant in the session's log. Its answers
-    are the judge's cached ones for the same question."""
+def answer_late(store: Store, p: dict[str, Any]) -> None:
+    """The `relevance-late` job's work: ask the prompt's timed-out questions (`p`, the job's
+    payload) again, at a background call's deadline, and note what they judged relevant in
+    the session's log. Its answers are the judge's cached ones for the same question."""
     from rose.judge.base import RELEVANCE
     from rose.judge.calls import for_store
 
-    p = job.payload
-    store = job.store()
     judge = for_store(store)
     chosen: list[str] = []
     failed = ""
