@@ -13,9 +13,10 @@ injects) and with one session id (lessons already in context), each with no
 writer, a busy writer on another store (CPU contention), and a writer opening
 this store's graph in a loop (which the fast path must not notice); then with a
 writer adding lessons to this store, run as ROSE runs its jobs (a session of its own,
-at the jobs' priority: `rose.processes.detach.background`), and the same writer at the user's own
-priority (a `rose add` loop in another terminal): the first against a p95 within 1.5 x
-the idle median, both against no prompt without memory. A size's
+at the jobs' priority: `rose.processes.detach.background`), and the same writer at the
+user's own priority (a `rose add` loop in another terminal): the first against a p95
+within 5 x the idle median (on two cores a tighter bound measures the CPU, not ROSE),
+both against no prompt without memory. A size's
 configurations run interleaved, one run each per round in a rotating order, the
 writers stopped (SIGSTOP) outside their own runs, so a machine whose load drifts
 weighs on all of them alike. The interpreter's own start (`python -c pass`,
@@ -54,7 +55,7 @@ from _synth import generate  # noqa: E402
 
 TARGET_MEDIAN_MS = 50.0
 TARGET_P95_MS = 100.0
-WRITER_P95_RATIO = 1.5  # with a writer on the same store: p95 within this many idle medians
+WRITER_P95_RATIO = 5.0  # with a writer on the same store: p95 within this many idle medians
 WARMUP = 3
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "hooks"
 #: Every lesson fits, and a served lesson stays "in context" for the whole same-session series.
