@@ -128,13 +128,13 @@ import sys
 from rose.redaction import redact as R
 out = R.redact(sys.argv[1])
 print(out)
-print(R._TOKENS._pattern is not None)
+print(getattr(R, sys.argv[2])._pattern is not None)
 """
 
 
-def _fresh(text: str) -> tuple[str, bool]:
+def _fresh(text: str, table: str = "_TOKENS") -> tuple[str, bool]:
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, text], capture_output=True, text=True, timeout=30
+        [sys.executable, "-c", PROBE, text, table], capture_output=True, text=True, timeout=30
     )
     assert proc.returncode == 0, proc.stderr
     out, compiled = proc.stdout.rsplit("\n", 2)[:2]
@@ -150,6 +150,25 @@ def test_a_token_compiles_the_table_and_is_redacted():
     token = "gh" + "p_" + "a1B2c3D4e5" * 4
     out, compiled = _fresh(f"/home/dev/{token}/x")
     assert compiled and out == "/home/dev/[REDACTED:github-token]/x"
+
+
+def test_a_token_count_is_written_without_compiling_the_assignment_patterns():
+    text = '{"size": 9773, "tokens": 2444, "tokenizer": "cl100k", "too_big": []}'
+    assert _fresh(text, "_ASSIGN") == (text, False)
+
+
+def test_a_token_assigned_still_compiles_them_and_is_redacted():
+    out, compiled = _fresh('{"api_token": "Zx81Qw2Er3Ty4Ui5Op6"}', "_ASSIGN")
+    assert compiled and out == '{"api_token": "[REDACTED:token]"}'
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="tokenizsTOKENSaApPiwd_-.=: ", max_size=40))
+def test_the_keyword_hint_fires_wherever_a_keyword_starts(text: str):
+    low = text.lower()
+    keyword = re.compile(R._KEYWORD)
+    starts = [i for i in range(len(low)) if keyword.match(low, i)]
+    assert all(R._KEYWORD_HINT.match(low, i) for i in starts)
 
 
 def test_a_literal_head_stops_before_what_a_quantifier_makes_optional():
