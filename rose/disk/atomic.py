@@ -11,18 +11,22 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
 
 from rose.errors import WriteFailed
 from rose.redaction.redact import redact, redact_obj
 from rose.redaction.redact_files import redact_file
+
+TYPE_CHECKING = False  # `typing` costs the prompt hook ~4 ms to import: only for the checker
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 #: For tests: `ROSE_WRITE_FAULT=ENOSPC` (or `EROFS`, `EACCES`) fails every write made here
 #: with that error, as a full or read-only disk would.
 FAULT_ENV = "ROSE_WRITE_FAULT"
 #: What a disk says when it will not take a write: these become a `WriteFailed` naming the file.
 _REFUSED = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM}
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def fault() -> int | None:

@@ -43,7 +43,6 @@ Standard library only: the prompt hook appends here on every prompt.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -89,6 +88,8 @@ def safe_id(session_id: str) -> str:
         return session_id
     if not session_id:
         return "default"
+    import hashlib  # loads OpenSSL (~3 ms): only for an id that is not safe already
+
     return "x-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
 
