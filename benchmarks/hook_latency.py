@@ -174,6 +174,7 @@ class Bench:
     runs: int
     tmp: Path
     warmup: int = WARMUP  # untimed, unchecked runs before the timed ones
+    python: str = sys.executable  # the interpreter the hook runs on: the baseline's
     results: dict[str, dict[str, Series]] = field(default_factory=dict)
     load: list[float] = field(default_factory=list)  # 1-minute load average, start and end
     notes: dict[str, list[str]] = field(default_factory=dict)
@@ -195,13 +196,28 @@ class Bench:
 # -- the command and its environment ------------------------------------------------------------
 
 
-def hook_command() -> tuple[list[str], str]:
-    """What the host runs: the venv's `rose` script if there is one, else `python -m rose`."""
+def hook_command(rose: str | None = None) -> tuple[list[str], str]:
+    """What the host runs: the `rose` script given (a user's install, say a wheel's), else
+    the venv's `rose` script if there is one, else `python -m rose`."""
+    if rose:
+        return [rose, "hook", "user-prompt-submit"], f"{rose} (the `rose` script given)"
     script = Path(sys.executable).parent / "rose"
     if script.is_file() and os.access(script, os.X_OK):
         return [str(script), "hook", "user-prompt-submit"], f"{script} (the `rose` script)"
     cmd = [sys.executable, "-m", "rose", "hook", "user-prompt-submit"]
     return cmd, f"{sys.executable} -m rose (no `rose` script beside the interpreter)"
+
+
+def interpreter(script: str) -> str:
+    """The Python a `rose` script runs on (its `#!` line), for the baseline beside it; this
+    interpreter when the script names none."""
+    try:
+        with open(script, "rb") as fh:
+            first = fh.readline(512).decode("utf-8", "replace").strip()
+    except OSError:
+        return sys.executable
+    path = first[2:].split()[0] if first.startswith("#!") and first[2:].split() else ""
+    return path if path and os.path.basename(path).startswith("python") else sys.executable
 
 
 def isolate(tmp: Path) -> dict[str, str]:
@@ -520,8 +536,8 @@ def bench_store(b: Bench, size: int) -> None:
 def bench_baseline(b: Bench) -> None:
     """The interpreter's own start, with and without `site`, interleaved like the hook runs."""
     cmds = {
-        "python -c pass": [sys.executable, "-c", "pass"],
-        "python -S -c pass": [sys.executable, "-S", "-c", "pass"],
+        "python -c pass": [b.python, "-c", "pass"],
+        "python -S -c pass": [b.python, "-S", "-c", "pass"],
     }
     out = b.results.setdefault("baseline", {})
     for name in cmds:
@@ -596,11 +612,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--warmup", type=int, default=WARMUP, help="untimed runs per configuration before them"
     )
+    ap.add_argument(
+        "--rose",
+        help="the `rose` script to time (a user's install, e.g. a wheel in a venv of its own; "
+        "default: the one beside this interpreter)",
+    )
     args = ap.parse_args(argv)
     sizes = [int(x.replace("_", "")) for x in args.sizes.split(",") if x.strip()]
-    cmd, cmd_label = hook_command()
+    if args.rose and not os.access(args.rose, os.X_OK):
+        ap.error(f"--rose {args.rose}: not an executable file")
+    cmd, cmd_label = hook_command(args.rose)
     tmp = Path(tempfile.mkdtemp(prefix="rose-hook-latency-")).resolve()
     b = Bench(cmd, isolate(tmp), max(1, args.runs), tmp, max(0, args.warmup))
+    b.python = interpreter(cmd[0]) if args.rose else sys.executable
     try:
         b.load.append(os.getloadavg()[0])
         _say(f"hook command: {' '.join(cmd)}")
