@@ -19,13 +19,14 @@ PROBE = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import {module}
+{then}
 print(" ".join(m for m in ("typing", "hashlib") if m in sys.modules))
 """
 
 
-def _loaded(module: str) -> set[str]:
+def _loaded(module: str, then: str = "") -> set[str]:
     proc = subprocess.run(
-        [sys.executable, "-S", "-c", PROBE.format(module=module), str(REPO)],
+        [sys.executable, "-S", "-c", PROBE.format(module=module, then=then), str(REPO)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -36,6 +37,20 @@ def _loaded(module: str) -> set[str]:
 
 def test_the_hook_imports_neither_typing_nor_hashlib():
     assert _loaded("rose.hooks.main") == set()
+
+
+def test_a_sessions_first_prompt_asks_about_the_mcp_server_without_them(tmp_path: Path):
+    """The first prompt of a Claude Code session reads the host's MCP registrations (the
+    block's head says whether the `rose` tools are there): still neither."""
+    (tmp_path / ".claude.json").write_text(
+        '{"mcpServers": {"rose": {"type": "stdio", "command": "rose", "args": ["mcp"]}}}'
+    )
+    then = (
+        f"import os; os.environ['HOME'] = {str(tmp_path)!r}\n"
+        "from rose.hosts import mcp_wiring\n"
+        "assert mcp_wiring.registered('claude', None)"
+    )
+    assert _loaded("rose.hooks.main", then) == set()
 
 
 @pytest.mark.parametrize("module", ["typing", "hashlib"])
