@@ -327,6 +327,61 @@ def test_what_cannot_be_unpickled_ends_that_connection_not_the_server(store: Sto
     assert server.holder_note(store.graph_path, store.engine)["pid"] == info["pid"]
 
 
+def _ended(sock) -> bool:
+    """Whether the other end closed the connection without a word."""
+    sock.settimeout(5)
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:  # it closed with what was sent still unread
+        return True
+
+
+def test_a_question_and_a_session_share_one_wire(store: Store):
+    import socket as socket_
+
+    from rose.processes import kept
+
+    info = _served(store)
+    assert kept.tell(Path(info["serve"]), {"status": True})["pid"] == info["pid"]
+    # what is not a frame of that wire (the JSON a question once was) gets no answer
+    with socket_.socket(socket_.AF_UNIX, socket_.SOCK_STREAM) as sock:
+        sock.connect(info["serve"])
+        sock.sendall(b'{"status": true}\n')
+        sock.shutdown(socket_.SHUT_WR)
+        assert _ended(sock)
+    # a frame that is neither a question nor a hello ends its connection too
+    with socket_.socket(socket_.AF_UNIX, socket_.SOCK_STREAM) as sock:
+        sock.connect(info["serve"])
+        server.send(sock, ("answer", {"pid": 1}))
+        assert _ended(sock)
+    assert server.status(store.graph_path)["pid"] == info["pid"]
+
+
+def test_a_socket_that_answers_off_the_wire_is_no_answer(tmp_path: Path):
+    import socket as socket_
+    import threading
+
+    path = tmp_path / "other.sock"
+    listener = socket_.socket(socket_.AF_UNIX, socket_.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+
+    def answer_json() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(b'{"pid": 1}')
+
+    t = threading.Thread(target=answer_json)
+    t.start()
+    try:
+        from rose.processes import kept
+
+        assert kept.tell(path, {"status": True}) is None
+    finally:
+        t.join(5)
+        listener.close()
+
+
 def test_a_server_stopped_during_a_statement_is_a_lock_past_the_deadline(store: Store):
     """A SIGSTOPped server (a debugger, a terminal's ^Z) kept its session's client waiting
     for ever, whatever deadline it was opened with."""

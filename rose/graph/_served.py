@@ -1,6 +1,6 @@
 """A graph server's sessions as the processes that ask it see them (`rose.graph.server`):
-the wire (frames of a pickled tuple, both ends the same user's processes), a session as a
-`Graph`, and the question of what changed in the store's folders (`rose.graph._watch`).
+a session as a `Graph`, over the kept process's wire (`rose.processes.kept`), and the
+question of what changed in the store's folders (`rose.graph._watch`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import os
 import pickle
 import select
 import socket
-import struct
 import time
 from pathlib import Path
 from typing import Any
@@ -18,40 +17,13 @@ from rose.graph.engine import Graph, live_holder, process_alive, process_state
 from rose.processes import kept
 
 _STALL_S = 0.5  # a session's client checks this often that the server is not stopped
-MAGIC = b"RG"
-HEAD = struct.Struct(">2sI")
-
-
-def send(sock: socket.socket, message: tuple) -> None:
-    body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    sock.sendall(HEAD.pack(MAGIC, len(body)) + body)
-
-
-def _exactly(sock: socket.socket, n: int) -> bytes:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise EOFError("the connection ended")
-        buf += chunk
-    return bytes(buf)
+MAGIC, HEAD, send, recv = kept.MAGIC, kept.HEAD, kept.send, kept.recv
 
 
 def _readable(sock: socket.socket, timeout: float) -> bool:
     poll = select.poll()
     poll.register(sock, select.POLLIN)
     return bool(poll.poll(timeout * 1000))
-
-
-def recv(sock: socket.socket, limit: int | None = kept.MAX_REPLY) -> tuple:
-    """One message; a frame past `limit` bytes (a request to the server) is refused."""
-    magic, size = HEAD.unpack(_exactly(sock, HEAD.size))
-    if magic != MAGIC or (limit is not None and size > limit):
-        raise EOFError("not a graph server's frame")
-    message = pickle.loads(_exactly(sock, size))
-    if not isinstance(message, tuple) or not message:
-        raise EOFError("not a graph server's message")
-    return message
 
 
 # -- the client: `open_graph` asks a server that holds the database ---------------------------

@@ -252,35 +252,26 @@ class Server:
             self.watch.close()
 
     def _first(self, conn: socket.socket) -> None:
-        """A new connection's first message: a question (status, stop) answered now, or a
-        session's hello, queued."""
+        """A new connection's first message: a question (status, stop, changes) answered
+        now, or a session's hello, queued."""
         conn.settimeout(_FIRST_S)
         try:
-            head = conn.recv(1, socket.MSG_PEEK)
-            if head == b"{":
-                self._answer(conn)
-                return
             message = recv(conn)
-        except Exception:  # not a session's hello (unpickling can raise anything): dropped
+        except Exception:  # not a frame (unpickling can raise anything): dropped
             conn.close()
             return
-        if message[0] != "hello" or not isinstance(message[1], dict):
+        if len(message) != 2 or not isinstance(message[1], dict):
             conn.close()
-            return
-        if self.stopping:
-            conn.close()  # it opens the database itself once this server has let go
-            return
-        conn.settimeout(None)
-        self.waiting.append((conn, message[1]))
+        elif message[0] == "ask":
+            self._answer(conn, message[1])
+        elif message[0] != "hello" or self.stopping:
+            conn.close()  # once this server has let go, it opens the database itself
+        else:
+            conn.settimeout(None)
+            self.waiting.append((conn, message[1]))
 
-    def _answer(self, conn: socket.socket) -> None:
+    def _answer(self, conn: socket.socket, request: dict) -> None:
         with conn:
-            try:
-                request = json.loads(kept.read_all(conn) or b"null")
-            except (OSError, ValueError):
-                return
-            if not isinstance(request, dict):
-                return
             if request.get("stop"):
                 self.stopping = True
                 if self.session is None:  # let go before the answer: the asker waits on it
@@ -291,7 +282,7 @@ class Server:
             else:
                 reply = self.status()
             with contextlib.suppress(OSError):
-                conn.sendall(json.dumps(reply).encode())
+                send(conn, ("answer", reply))
 
     def _changes(self, request: dict) -> dict[str, Any]:
         """What changed under the store folders asked about (`changes`)."""

@@ -2,10 +2,15 @@
 
 One kind lives there: the graph server (`rose.graph.server`: a store's database held open,
 at most one a store). It listens on `<kind>-<key>.sock` in `folder()` (mode 0700: only its
-owner can reach it), holds `<kind>-<key>.lock` for its life, and answers one JSON request
-per connection. What is here is the plumbing around it: the folder, binding a socket,
-asking one process or each of a kind, whether one is switched off, and the log it writes
-what it prints to (`log_to`), redacted as every write is.
+owner can reach it), holds `<kind>-<key>.lock` for its life, and takes one question or
+one session per connection. What is here is the plumbing around it: the folder, binding a socket, the
+wire (frames of a pickled tuple: both ends are the same user's processes), asking one
+process or each of a kind, whether one is switched off, and the log it writes what it
+prints to (`log_to`), redacted as every write is.
+
+One wire carries everything: a question (`tell`: its status, stop, what changed) is the
+frame `("ask", {...})`, answered by `("answer", {...})`; a graph session opens with
+`("hello", {...})` and runs statements (`rose.graph._served`).
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import fcntl
 import io
 import json
 import os
+import pickle
 import socket
+import struct
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -89,14 +96,34 @@ def listen(path: Path, backlog: int = 16) -> tuple[IO[bytes], socket.socket] | N
     return lock, server
 
 
-def read_all(sock: socket.socket) -> bytes:
-    chunks, size = [], 0
-    while chunk := sock.recv(65536):
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > MAX_REPLY:
-            raise OSError("the reply is too long")
-    return b"".join(chunks)
+MAGIC = b"RG"
+HEAD = struct.Struct(">2sI")
+
+
+def send(sock: socket.socket, message: tuple) -> None:
+    body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    sock.sendall(HEAD.pack(MAGIC, len(body)) + body)
+
+
+def _exactly(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise EOFError("the connection ended")
+        buf += chunk
+    return bytes(buf)
+
+
+def recv(sock: socket.socket, limit: int | None = MAX_REPLY) -> tuple:
+    """One message; a frame past `limit` bytes (a request to the server) is refused."""
+    magic, size = HEAD.unpack(_exactly(sock, HEAD.size))
+    if magic != MAGIC or (limit is not None and size > limit):
+        raise EOFError("not a kept process's frame")
+    message = pickle.loads(_exactly(sock, size))
+    if not isinstance(message, tuple) or not message:
+        raise EOFError("not a kept process's message")
+    return message
 
 
 def clear_stale(path: Path) -> None:
@@ -110,21 +137,21 @@ def clear_stale(path: Path) -> None:
 
 
 def tell(path: Path, request: dict[str, Any]) -> dict | None:
-    """The reply of the process at `path` to `request`; None when there is none (a socket
+    """The answer of the process at `path` to `request`; None when there is none (a socket
     nobody listens on is cleared once its lock is free)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(CONNECT_S)
         try:
             sock.connect(str(path))
-            sock.sendall(json.dumps(request).encode() + b"\n")
-            sock.shutdown(socket.SHUT_WR)
-            reply = json.loads(read_all(sock) or b"null")
+            send(sock, ("ask", request))
+            reply = recv(sock)
         except OSError:
             clear_stale(path)
             return None
-        except ValueError:
+        except Exception:  # not a kept process's answer (unpickling can raise anything)
             return None
-    return reply if isinstance(reply, dict) else None
+    answer = reply[1] if len(reply) == 2 and reply[0] == "answer" else None
+    return answer if isinstance(answer, dict) else None
 
 
 def tell_each(kind: str, request: dict[str, Any]) -> list[tuple[Path, dict]]:
