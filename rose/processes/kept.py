@@ -3,10 +3,10 @@
 One kind lives there: the graph server (`rose.graph.server`: a store's database held open,
 at most one a store). It listens on `<kind>-<key>.sock` in `folder()` (mode 0700: only its
 owner can reach it), holds `<kind>-<key>.lock` for its life, and takes one question or
-one session per connection. What is here is the plumbing around it: the folder, binding a socket, the
-wire (frames of a pickled tuple: both ends are the same user's processes), asking one
-process or each of a kind, whether one is switched off, and the log it writes what it
-prints to (`log_to`), redacted as every write is.
+one session per connection. What is here is the plumbing around it: the folder, binding a
+socket, the wire (frames of a pickled tuple: both ends are the same user's processes),
+asking one process or each of a kind, whether one is switched off, and the log it writes
+what it prints to (`log_to`), redacted as every write is.
 
 One wire carries everything: a question (`tell`: its status, stop, what changed) is the
 frame `("ask", {...})`, answered by `("answer", {...})`; a graph session opens with
