@@ -24,7 +24,14 @@ class Section(BaseModel):
 class Recall(Section):
     enabled: bool = Field(True, description="Inject lessons on each prompt at all.")
     max_pack_tokens: int = Field(
-        2000, ge=0, description="A store that fits this many tokens is served whole, unfiltered."
+        2000, ge=0, description="The most tokens of lessons one prompt is given."
+    )
+    whole_tokens: int = Field(
+        500,
+        ge=0,
+        description="A store whose apexes fit this many tokens (and `max_pack_tokens`) is"
+        " served whole, with no model call; past it the model chooses what bears on the"
+        " prompt. Kept small: a store served whole pays for every lesson on every prompt.",
     )
     judge_calls: int = Field(
         8,
@@ -146,12 +153,29 @@ class Compress(Section):
 
 class Merge(Section):
     min_co_uses: int = Field(
-        3,
+        1,
         ge=1,
-        description="Successful episodes a group of lessons must have been used on together"
-        " before it earns a shared parent.",
+        description="Successful episodes a group of lessons must have been used (or, with"
+        " `together: served`, served) on together before it earns a shared parent.",
     )
     max_children: int = Field(4, ge=2, description="Most lessons one merge generalises.")
+    within: Literal["scope", "family"] = Field(
+        "family",
+        description="Where a group's members come from: any apexes of one scope, or of one"
+        " family (the subject reconciliation filed them under) as well.",
+    )
+    together: Literal["used", "served"] = Field(
+        "served",
+        description="What counts an episode for a group: it used a lesson under every member"
+        " (`used`), or it was served every member and used one at least (`served`): lessons"
+        " recall serves together are paid for together.",
+    )
+    budget: Literal["bodies", "served"] = Field(
+        "served",
+        description="What a merged parent must be smaller than: its children's bodies together"
+        " (`bodies`), or its children as recall serves them, each in its own frame (`served`):"
+        " one parent served in their place saves every frame but its own.",
+    )
 
 
 class Descend(Section):

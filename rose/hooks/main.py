@@ -241,6 +241,7 @@ def _current(view: dict, roots) -> bool:
     if view.get("stamp") != scan.stamp(scan.survey(roots, episodes=False, prev=kept), roots):
         return False
     for key, env, least in (("budget", "ROSE_RECALL_MAX_PACK_TOKENS", 0),
+                            ("whole", "ROSE_RECALL_WHOLE_TOKENS", 0),
                             ("fresh_turns", "ROSE_RECALL_STAYS_FRESH_TURNS", 1)):  # fmt: skip
         value = _env_int(env)
         if value is not None and value >= least and value != view.get(key):

@@ -59,8 +59,8 @@ def view_key(store: Store, print_: str) -> list:
 
     rc = store.config.recall
     configs = [synced.file_identity(os.path.join(r, "config.yaml")) for r, _ in store.roots]
-    return [recall_view.FORMAT, print_, configs, rc.max_pack_tokens, rc.enabled,
-            rc.stays_fresh_turns]  # fmt: skip
+    return [recall_view.FORMAT, print_, configs, rc.max_pack_tokens, rc.whole_tokens,
+            rc.enabled, rc.stays_fresh_turns]  # fmt: skip
 
 
 def remember(store: Store) -> None:

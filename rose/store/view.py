@@ -170,13 +170,20 @@ def stamps(
         "evidence": scan.evidence_stamp(survey),  # the stats shown in the view
         "files": fingerprint,
         "budget": rc.max_pack_tokens,
+        "whole": rc.whole_tokens,
         "enabled": rc.enabled,
         "fresh_turns": rc.stays_fresh_turns,
     }
 
 
 #: What a view is built for besides the files: a view carried forward or patched keeps them.
-_SETTINGS = ("format", "budget", "enabled", "fresh_turns")
+_SETTINGS = ("format", "budget", "whole", "enabled", "fresh_turns")
+
+
+def whole_limit(settings: dict) -> int:
+    """The most tokens a store's apexes may total to be served whole (`recall.whole_tokens`,
+    within `recall.max_pack_tokens`), from a view's settings (`stamps`)."""
+    return min(int(settings["budget"]), int(settings["whole"]))
 
 
 def advanced(current: dict | None, want: dict, since: str, delta: int | None) -> dict | None:
@@ -191,7 +198,7 @@ def advanced(current: dict | None, want: dict, since: str, delta: int | None) ->
     if any(current.get(k) != want[k] for k in _SETTINGS) or not current.get("apexes"):
         return None
     total = int(current["total_tokens"]) + delta
-    if current.get("fits") or total <= want["budget"] * 1.5:  # it may fit now: render it
+    if current.get("fits") or total <= whole_limit(want) * 1.5:  # it may fit now: render it
         return None
     frame = {"head": render("inject/head"), "tail": render("inject/tail")}
     if any(current.get(k) != v for k, v in frame.items()):
@@ -229,7 +236,7 @@ def patched(
         for i in current["lessons"]
     ]
     total = tokens.count(block(head, [i["full"] for i in lessons], tail))
-    if total > want["budget"]:
+    if total > whole_limit(want):
         return None
     return {**current, **want, "total_tokens": total, "lessons": lessons}
 
@@ -242,14 +249,14 @@ def build(g: Graph, config: Any, want: dict) -> dict:
     """
     head, tail = render("inject/head"), render("inject/tail")
     frame = tokens.count(head) + tokens.count(tail)
-    budget = config.recall.max_pack_tokens
+    limit = min(config.recall.max_pack_tokens, config.recall.whole_tokens)
     # Totals first: a store far past the budget is decided without fetching every apex.
     (totals,) = g.q("apex_totals")
     count = int(totals["apexes"])
     total = frame + int(totals["tokens"]) + count * WRAP_TOKENS
     apexes: list[dict] = []
     lessons: list[dict] = []
-    if count and total <= budget * 1.5:  # could fit: render, and count exactly
+    if count and total <= limit * 1.5:  # could fit: render, and count exactly
         apexes = g.q("apexes", scope="")
         rows = {
             r["lesson"]["id"]: r["lesson"] for r in g.q("lesson_get", ids=[a["id"] for a in apexes])
@@ -258,7 +265,7 @@ def build(g: Graph, config: Any, want: dict) -> dict:
         below = sources_among(g, rows)
         lessons = [item(rows[a["id"]], shown.get(a["id"]), below.get(a["id"])) for a in apexes]
         total = tokens.count(block(head, [i["full"] for i in lessons], tail))
-    fits = bool(count) and total <= budget
+    fits = bool(count) and total <= limit
     return {
         **want,
         "empty": not count,

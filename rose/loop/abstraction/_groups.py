@@ -5,8 +5,11 @@ successful episode, which active apexes sit above (or at) a lesson it used (`ape
 so a use of a lesson since compressed counts for the form that serves it now. Two apexes
 are used together on an episode when it used a lesson under each, not merely one lesson
 below both (a diamond); a group is used together on the episodes that used every member.
+Counted by serving (`merge.together: served`, from `apex_served`), a group is together on
+the successful episodes that were served every member and used one at least.
 
-Groups are found with networkx: apexes of one scope are joined where a pair was used
+Groups are found with networkx: apexes of one scope (the caller may key a scope by family
+too) are joined where a pair was used
 together on at least `min_co_uses` episodes; in each connected component the most co-used
 pair not yet grouped seeds a group, which then takes, one at a time, the apex joined to
 every member that keeps the most episodes of the whole group (still at least
@@ -57,8 +60,27 @@ def usage(rows: Iterable[Row]) -> tuple[Uses, dict[str, str]]:
     return uses, scope
 
 
-def together(uses: Uses, members: Sequence[str]) -> list[str]:
-    """The episodes that used a lesson under every member, through two lessons at least."""
+#: episode -> the apexes above (or at) a lesson it was served (`merge.together: served`).
+Served = dict[str, set[str]]
+
+
+def served_usage(rows: Iterable[Row]) -> Served:
+    """`apex_served` rows as episode -> the apexes it was served."""
+    out: Served = {}
+    for r in rows:
+        out.setdefault(r["episode"], set()).add(r["apex"])
+    return out
+
+
+def together(uses: Uses, members: Sequence[str], served: Served | None = None) -> list[str]:
+    """The episodes that used a lesson under every member, through two lessons at least;
+    with `served`, those that were served every member and used one at least."""
+    if served is not None:
+        return sorted(
+            e
+            for e, apexes in served.items()
+            if set(members) <= apexes and any(m in uses.get(e, {}) for m in members)
+        )
     out = []
     for episode, by_apex in uses.items():
         if all(m in by_apex for m in members):
@@ -68,9 +90,19 @@ def together(uses: Uses, members: Sequence[str]) -> list[str]:
     return sorted(out)
 
 
-def pairs(uses: Uses, scope: dict[str, str]) -> Counter[tuple[str, str]]:
-    """How many episodes used each pair of apexes of one scope together."""
+def pairs(
+    uses: Uses, scope: dict[str, str], served: Served | None = None
+) -> Counter[tuple[str, str]]:
+    """How many episodes used each pair of apexes of one scope together (with `served`:
+    were served both and used one at least)."""
     out: Counter[tuple[str, str]] = Counter()
+    if served is not None:
+        for e, apexes in served.items():
+            used = uses.get(e, {})
+            for a, b in combinations(sorted(x for x in apexes if x in scope), 2):
+                if scope[a] == scope[b] and (a in used or b in used):
+                    out[(a, b)] += 1
+        return out
     for by_apex in uses.values():
         for a, b in combinations(sorted(by_apex), 2):
             if scope[a] == scope[b] and len(by_apex[a] | by_apex[b]) >= 2:
@@ -79,14 +111,19 @@ def pairs(uses: Uses, scope: dict[str, str]) -> Counter[tuple[str, str]]:
 
 
 def groups(
-    uses: Uses, scope: dict[str, str], *, min_co_uses: int, max_children: int
+    uses: Uses,
+    scope: dict[str, str],
+    *,
+    min_co_uses: int,
+    max_children: int,
+    served: Served | None = None,
 ) -> list[Group]:
     """Disjoint groups of 2 to `max_children` apexes, each used together on at least
     `min_co_uses` episodes, most co-used first."""
     import networkx as nx
 
     graph = nx.Graph()
-    for (a, b), n in pairs(uses, scope).items():
+    for (a, b), n in pairs(uses, scope, served).items():
         if n >= min_co_uses:
             graph.add_edge(a, b, weight=n)
     out: list[Group] = []
@@ -101,19 +138,26 @@ def groups(
             members = list(edges[0][1:])
             while len(members) < max_children:
                 common = set.intersection(*(set(graph[m]) for m in members)) & left
-                ranked = sorted((-len(together(uses, [*members, c])), c) for c in common)
+                ranked = sorted((-len(together(uses, [*members, c], served)), c) for c in common)
                 if not ranked or -ranked[0][0] < min_co_uses:
                     break
                 members.append(ranked[0][1])
             left -= set(members)
             members.sort()
-            out.append(Group(tuple(members), scope[members[0]], tuple(together(uses, members))))
+            episodes = tuple(together(uses, members, served))
+            out.append(Group(tuple(members), scope[members[0]], episodes))
     return sorted(out, key=lambda g: (-g.co_uses, g.members))
 
 
-def near(uses: Uses, scope: dict[str, str], *, min_co_uses: int, limit: int) -> list[Group]:
+def near(
+    uses: Uses,
+    scope: dict[str, str],
+    *,
+    min_co_uses: int,
+    limit: int,
+    served: Served | None = None,
+) -> list[Group]:
     """The pairs used together on fewer than `min_co_uses` episodes, most co-used first."""
-    below = sorted((-n, a, b) for (a, b), n in pairs(uses, scope).items() if n < min_co_uses)[
-        :limit
-    ]
-    return [Group((a, b), scope[a], tuple(together(uses, (a, b)))) for _, a, b in below]
+    counted = pairs(uses, scope, served).items()
+    below = sorted((-n, a, b) for (a, b), n in counted if n < min_co_uses)[:limit]
+    return [Group((a, b), scope[a], tuple(together(uses, (a, b), served))) for _, a, b in below]

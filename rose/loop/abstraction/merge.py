@@ -1,15 +1,25 @@
-"""Merges: lessons used together on work that succeeded earn a shared, more general parent.
+"""Merges: lessons recall serves together on work that succeeded earn a shared parent.
 
-Due (`candidates`): a group of 2 to `merge.max_children` active apexes of one scope, used
-together on at least `merge.min_co_uses` successful episodes (counted by the graph, grouped
-with networkx: `_groups`), whose members share no merge parent yet (a demoted one aside),
-with a new co-use since the group's last attempt (attempts are `merge` events in the
-machine-local log), and recorded episodes to replay under every member.
+Due (`candidates`): a group of 2 to `merge.max_children` active apexes of one scope and (by
+default, `merge.within: family`) one family, served together on at least
+`merge.min_co_uses` successful episodes that used one of them at least (`merge.together:
+served`; `used` counts only episodes that used a lesson under every member), counted by
+the graph and grouped with networkx (`_groups`), whose members share no merge parent yet
+(a demoted one aside), with a new co-use since the group's last attempt (attempts are
+`merge` events in the machine-local log), and recorded episodes to replay under a member.
+Lessons of one subject that recall serves together are paid for together on every such
+prompt, whichever of them the work needed: one parent served in their place costs one
+frame and states what they state in fewer words. A member with no episode of its own
+(served, never used) joins only when it has too few attributed successes to drop a claim
+(`compress.claims_after`): the `merge` call must then state its every claim, and the
+replays of its siblings' episodes check that the parent serves in their place.
 
 An attempt (`merge_due`): the `merge` call is shown the children, the budget (fewer tokens
-than the children's bodies together), the spans observed doing work and what earlier
-attempts lost, and declares each claim it leaves out with the child that holds it. Refused
-before any replay: a parent not smaller than its children together; one naming a holder
+than the children as recall serves them, each in its frame, less the frame the parent
+needs; `merge.budget: bodies`: than their bodies together), the spans observed doing
+work and what earlier attempts lost, and declares each claim it leaves out with the child
+that holds it. Refused before any replay: a parent not smaller than its children together
+(as served, or by bodies); one naming a holder
 that is not one of the children (which child states a claim is a question of meaning, so
 the harness never guesses it); one that declares nothing while `compress.UNDER_REPORTED`
 shorter than its largest child (stating every child at least says what the largest one
@@ -123,17 +133,28 @@ def candidates(store: Store) -> list[Candidate]:
     out = []
     with store.graph() as g:
         uses, scope = _groups.usage(g.q("apex_uses"))
+        served = _groups.served_usage(g.q("apex_served")) if cfg.together == "served" else None
+        if cfg.within == "family" or served is not None:
+            kin = g.q("apex_families")
+            scope = {
+                r["apex"]: (f"{r['scope']}/{r['family']}" if cfg.within == "family" else r["scope"])
+                for r in kin
+            }
         found = _groups.groups(
-            uses, scope, min_co_uses=cfg.min_co_uses, max_children=cfg.max_children
+            uses,
+            scope,
+            min_co_uses=cfg.min_co_uses,
+            max_children=cfg.max_children,
+            served=served,
         )
-        below = _groups.near(uses, scope, min_co_uses=cfg.min_co_uses, limit=NEAR)
+        below = _groups.near(uses, scope, min_co_uses=cfg.min_co_uses, limit=NEAR, served=served)
         titles = {a["id"]: a["title"] for a in g.q("apexes", scope="")}
         for grp in [*found, *below]:
             cases = {m_: _replay.cases(g.q("regression_set", id=m_)) for m_ in grp.members}
             row = Candidate(
                 members=list(grp.members),
                 titles=[titles.get(m_, "") for m_ in grp.members],
-                scope=grp.scope,
+                scope=grp.scope.split("/", 1)[0],
                 co_uses=grp.co_uses,
                 episodes=len({c.episode for cs in cases.values() for c in cs}),
                 due=True,
@@ -144,6 +165,18 @@ def candidates(store: Store) -> list[Candidate]:
                       if r["lesson"]["origin"] == "merge"
                       and r["lesson"]["status"] != "demoted"]  # fmt: skip
             bare = [m_ for m_ in grp.members if not cases[m_]]
+            wins = {r["lesson"]["id"]: r["lesson"]["successes"] or 0
+                    for r in g.q("lesson_get", ids=bare)} if bare else {}  # fmt: skip
+            after = store.config.compress.claims_after
+            if (
+                cfg.together == "served"
+                and len(bare) < len(grp.members)
+                and all(keeps_claims(wins.get(m_, 0), after) for m_ in bare)
+            ):
+                # Served together with siblings that did the work: the merger must state its
+                # every claim (`keep_claims`), so nothing it says is lost, and the replays of
+                # the siblings' episodes check the parent serves in their place.
+                bare = []
             if grp.co_uses < cfg.min_co_uses:
                 row.reason = (
                     f"used together on {grp.co_uses} successful episode"
@@ -227,10 +260,14 @@ def _attempt(
     sample = _union(splits, store.config.compress.sample)
     attempt = Attempt(group=list(due.members), result="failed", co_uses=due.co_uses)
     attempt.tokens = sum(tokens.count(c.body) for c in children)
+    served = store.config.merge.budget == "served"
+    # Served: the parent is served in its children's place, in one frame instead of theirs.
+    frames = [_served(c) - tokens.count(c.body) for c in children]
+    room = attempt.tokens + sum(frames) - max(frames) if served else attempt.tokens
     preserve = _unique([p for c in children for p in c.preserve] + _hints(store, key))
     ctx = m.MergeContext(
         lessons=[_replay.lesson(c) for c in children],
-        budget_tokens=max(1, attempt.tokens - 1),
+        budget_tokens=max(1, room - 1),
         evidence=evidence,
         preserve=preserve,
         keep_claims=[
@@ -266,7 +303,7 @@ def _attempt(
         patches=_unique([p for c in children for p in c.patches]),
         scope=children[0].scope,
     )
-    attempt.reason = _refusal(attempt, parent, children, keep_claims=ctx.keep_claims)
+    attempt.reason = _refusal(attempt, parent, children, keep_claims=ctx.keep_claims, served=served)
     if not attempt.reason:
         for child in children:
             cases = sample[child.id]
@@ -306,8 +343,24 @@ def _attempt(
     return attempt
 
 
+def _served(node: Node) -> int:
+    """The tokens `node` costs as recall serves it in full, frame included."""
+    from rose.store import view
+
+    row = {
+        "id": node.id, "level": node.level, "scope": node.scope, "title": node.title,
+        "body": node.body, "gist": node.gist, "patches": node.patches, "conflict": node.conflict,
+    }  # fmt: skip
+    return tokens.count(view.fragments(row)[0])
+
+
 def _refusal(
-    attempt: Attempt, parent: Node, children: list[Node], *, keep_claims: list[str]
+    attempt: Attempt,
+    parent: Node,
+    children: list[Node],
+    *,
+    keep_claims: list[str],
+    served: bool = False,
 ) -> str:
     """Why the merged parent is refused before any replay, or ""."""
     ids = [c.id for c in children]
@@ -324,7 +377,14 @@ def _refusal(
             "few attributed successes to show it is not needed (compress.claims_after)"
         )
     before, after = attempt.tokens, attempt.candidate_tokens
-    if after >= before:
+    if served:
+        cost, costs = _served(parent), sum(_served(c) for c in children)
+        if cost >= costs:
+            return (
+                f"not smaller than its children as served: {cost} tokens, and {costs} for "
+                "them together"
+            )
+    elif after >= before:
         return f"not smaller than its children: {after} tokens, and {before} for them together"
     largest = max(tokens.count(c.body) for c in children)
     if not parent.dropped and after <= largest * (1 - UNDER_REPORTED):

@@ -1,7 +1,8 @@
 """Recall: choose the lessons to inject for a prompt, walking the DAG from abstract to concrete.
 
-Two gates need no model: an empty store injects nothing, and a store whose apexes
-fit `recall.max_pack_tokens` is served whole. Past the budget the model decides, at a
+Two gates need no model: an empty store injects nothing, and a store whose apexes fit
+`recall.whole_tokens` (within `recall.max_pack_tokens`) is served whole. Past that the
+model decides what bears on the prompt, packed within `recall.max_pack_tokens`, at a
 bounded cost whatever the store's size: at most `recall.judge_calls` relevance calls,
 each offering at most `recall.max_candidates` one-line candidates (`rose.loop.selection._walk`).
 The apexes of both scopes are offered when they fit `recall.apex_chunks` calls (asked in
@@ -279,15 +280,17 @@ def recall(
     if view.get("empty", True):
         res.decisions.append("the store is empty: nothing to recall, no model call")
         return res
+    whole = min(budget, store.config.recall.whole_tokens)
     if view["fits"]:
         res.chosen = list(view["lessons"])
         res.decisions.append(
-            f"all {len(res.chosen)} apexes fit the budget ({view['total_tokens']} ≤ {budget} "
+            f"all {len(res.chosen)} apexes fit the budget ({view['total_tokens']} ≤ {whole} "
             "tokens): served whole, no model call"
         )
         return res
     res.decisions.append(
-        f"apexes total {view['total_tokens']} tokens > budget {budget}: the model decides"
+        f"apexes total {view['total_tokens']} tokens > {whole} served whole"
+        f" (recall.whole_tokens; budget {budget}): the model decides"
     )
     if judge is None:
         try:
