@@ -121,6 +121,7 @@ def run(writers: int, rounds: int, *, reconcile: bool) -> dict:
             ("agent", "simulated"),
             ("model", simulated_model(seed=7, size="small")),
             ("recall.max_pack_tokens", "400000"),  # the view renders every lesson
+            ("recall.whole_tokens", "400000"),
             ("graph.keep_open_s", "20"),  # a kept graph server ends soon after the run
         ):
             config.set_override(cfg, key, value)

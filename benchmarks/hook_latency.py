@@ -59,7 +59,10 @@ WRITER_P95_RATIO = 5.0  # with a writer on the same store: p95 within this many 
 WARMUP = 3
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "hooks"
 #: Every lesson fits, and a served lesson stays "in context" for the whole same-session series.
-CONFIG_YAML = "recall:\n  max_pack_tokens: 100000000\n  stays_fresh_turns: 100000\n"
+CONFIG_YAML = (
+    "recall:\n  max_pack_tokens: 100000000\n  whole_tokens: 100000000\n"
+    "  stays_fresh_turns: 100000\n"
+)
 
 # A busy writer on another store: CPU and disk contention, no shared files.
 _WRITER_ELSEWHERE = """

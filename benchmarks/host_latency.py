@@ -167,7 +167,7 @@ class Config:
 
 
 def configs_for(root: Path, sizes: list[int]) -> list[Config]:
-    budget = {"recall.max_pack_tokens": str(VIEW_BUDGET)}
+    budget = {"recall.max_pack_tokens": str(VIEW_BUDGET), "recall.whole_tokens": str(VIEW_BUDGET)}
     out = [
         Config("bare", root / "bare", None, {}),
         Config("view", root / "view", 0, budget),

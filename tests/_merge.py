@@ -64,11 +64,17 @@ def pair(project: Path, seed: int = 0, *, verbose: bool = False, co_uses: int = 
 
 def _opened(project: Path) -> Store:
     """The project's store, made if need be, with claims free to go from the first merge
-    (`compress.claims_after` 0): these pin replay, holders and refusals."""
+    (`compress.claims_after` 0): these pin replay, holders and refusals. Groups are counted
+    by use within a scope, three episodes deep, and a parent weighed against its children's
+    bodies (`merge.together: used`, `within: scope`, `budget: bodies`): the mechanics these
+    tests pin are the same under serving (tests/test_merge_gathers.py has those defaults)."""
     if not (project / ".rose").is_dir():
         Store.init(project)
     path = Store.open(project).primary.config
-    config.set_override(path, "compress.claims_after", "0")
+    for key, value in (("compress.claims_after", "0"), ("merge.together", "used"),
+                       ("merge.within", "scope"), ("merge.budget", "bodies"),
+                       ("merge.min_co_uses", "3")):  # fmt: skip
+        config.set_override(path, key, value)
     return Store.open(project)
 
 

@@ -88,6 +88,7 @@ def test_a_store_that_sums_to_the_budget_is_served_within_it(store: Store, proje
             for n in range(10, 40)
         ]
     )
+    config.set_override(store.primary.config, "recall.whole_tokens", "100000")
     items = Store.open().view()["lessons"]
     summed = tokens.count(HEAD) + tokens.count(TAIL) + sum(i["full_tokens"] for i in items)
     whole = "\n\n".join([HEAD, *(i["full"] for i in items), TAIL])

@@ -83,7 +83,8 @@ def test_the_first_level_counts_its_parallel_questions(world_store):
 
 def test_a_store_served_whole_prewarms_nothing(world_store):
     store, world = world_store
-    config.set_override(store.primary.config, "recall.max_pack_tokens", "100000000")
+    for key in ("recall.max_pack_tokens", "recall.whole_tokens"):
+        config.set_override(store.primary.config, key, "100000000")
     backend = _recall(Store.open(), world)
     assert backend.warmed == [] and backend.asked == 0
 

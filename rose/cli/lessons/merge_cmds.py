@@ -17,7 +17,7 @@ def merge(
     list_all: bool = typer.Option(
         False,
         "--list",
-        help="List the groups of lessons used together and why each is or is not due; "
+        help="List the groups of lessons served together and why each is or is not due; "
         "merge nothing.",
     ),
     limit: int = typer.Option(None, "--limit", min=1, help="Merge at most this many groups."),
@@ -26,12 +26,14 @@ def merge(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Give lessons used together a shared parent: each parent must pass replay.
+    """Give lessons served together a shared parent: each parent must pass replay.
 
-    A group of 2 to merge.max_children apexes is due when they were used together on at
-    least merge.min_co_uses successful episodes, share no merge parent (a demoted one
-    aside), were used together again since their last attempt, and each has recorded
-    episodes to replay. The parent must be smaller than its children together, name for
+    A group of 2 to merge.max_children apexes of one family (merge.within) is due when they
+    were served together on at least merge.min_co_uses successful episodes that used one
+    of them (merge.together: served; used: episodes that used every one), share no merge
+    parent (a demoted one aside), were seen together again since their last attempt, and
+    one has recorded episodes to replay (a member with none keeps its every claim). The
+    parent must be smaller than its children as served (merge.budget), name for
     every claim it leaves out the child that holds it, and pass replay over the union of
     their regression sets; a share is held out and checked after acceptance, and a parent
     a held-out replay fails is demoted at once, its children serving again.
