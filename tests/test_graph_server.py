@@ -327,6 +327,16 @@ def test_what_cannot_be_unpickled_ends_that_connection_not_the_server(store: Sto
     assert server.holder_note(store.graph_path, store.engine)["pid"] == info["pid"]
 
 
+def test_a_server_that_does_not_answer_the_stop_is_terminated(store: Store, monkeypatch):
+    info = _served(store)
+    from rose.processes import kept
+
+    monkeypatch.setattr(kept, "tell", lambda path, request: None)  # a server of another wire
+    assert server.stop(store.graph_path)
+    assert wait(lambda: gone(int(info["pid"])), 20)
+    assert server.holder_note(store.graph_path, store.engine) is None
+
+
 def _ended(sock) -> bool:
     """Whether the other end closed the connection without a word."""
     sock.settimeout(5)

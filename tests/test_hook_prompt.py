@@ -5,6 +5,7 @@ answering in Claude Code's JSON and exiting 0."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -84,6 +85,26 @@ def test_hand_edit_makes_the_view_stale_and_is_served(two: Store, project: Path)
     path.write_text(path.read_text().replace("Use 100ms.", "Use 250ms now."))
     text = _prompt(project)[1]["hookSpecificOutput"]["additionalContext"]
     assert "Use 250ms now." in text
+
+
+def test_a_view_from_before_the_whole_store_bar_is_rebuilt_not_served(two: Store, project: Path):
+    _prompt(project)  # the view is built
+    path = two.primary.root / "recall-view.json"
+
+    def planted(drop_whole: bool) -> None:
+        view = json.loads(path.read_text())
+        view["lessons"][0]["full"] = "<lesson>planted in the view file</lesson>"
+        if drop_whole:
+            view.pop("whole")
+        path.write_text(json.dumps(view))
+
+    planted(drop_whole=False)  # a current view is served as it is: the plant shows
+    assert "planted in the view file" in _prompt(project, session_id="s2")[1][
+        "hookSpecificOutput"]["additionalContext"]  # fmt: skip
+    planted(drop_whole=True)  # one an older ROSE built, under the 2,000-token gate
+    text = _prompt(project, session_id="s3")[1]["hookSpecificOutput"]["additionalContext"]
+    assert "planted in the view file" not in text and "<lesson id=" in text
+    assert "whole" in json.loads(path.read_text())  # rebuilt with the bar
 
 
 def test_degraded_recall_still_injects_and_says_so(two: Store, project: Path, tmp_path: Path):

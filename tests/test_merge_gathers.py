@@ -30,15 +30,21 @@ BODIES = {
 FAMILY = {"n_deploya": "deploys", "n_deployb": "deploys", "n_ledgerc": "ledger"}
 
 
-def _store(project: Path, episodes: list[Episode], **settings: str) -> Store:
+def _store(
+    project: Path,
+    episodes: list[Episode],
+    families: dict[str, str] | None = None,
+    **settings: str,
+) -> Store:
     Store.init(project)
     path = Store.open(project).primary.config
     for key, value in settings.items():
         config.set_override(path, key, value)
     store = Store.open(project)
+    family = {**FAMILY, **(families or {})}
     nodes = [
-        Node(id=i, title=f"{FAMILY[i].capitalize()} {i[-1]}", gist=body.split(".")[0] + ".",
-             body=body, family=FAMILY[i])
+        Node(id=i, title=f"{family[i].capitalize()} {i[-1]}", gist=body.split(".")[0] + ".",
+             body=body, family=family[i])
         for i, body in BODIES.items()
     ]  # fmt: skip
     store.write(nodes, episodes)
@@ -69,6 +75,12 @@ def test_failed_work_or_another_family_earns_no_parent(project: Path):
         [_episode("t1", served=list(BODIES), used=["n_deploya"], outcome="failure"),
          _episode("t2", served=["n_deploya", "n_ledgerc"], used=["n_deploya", "n_ledgerc"])],
     )  # fmt: skip
+    assert _groups(store) == {}
+
+
+def test_lessons_filed_under_no_subject_are_not_one_family(project: Path):
+    episodes = [_episode("t1", served=list(BODIES), used=list(BODIES))]
+    store = _store(project, episodes, {"n_deploya": "general", "n_deployb": "general"})
     assert _groups(store) == {}
 
 

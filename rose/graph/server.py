@@ -117,8 +117,11 @@ def stop(path: Path) -> bool:
     info = live_holder(path)
     if info is None or not isinstance(info.get("serve"), str):
         return False
-    kept.tell(Path(info["serve"]), {"stop": True})
     pid = info.get("pid")
+    if kept.tell(Path(info["serve"]), {"stop": True}) is None and isinstance(pid, int):
+        # It did not answer (a server of an older wire, say): SIGTERM lets it go as well.
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
     end = time.monotonic() + _STOP_S
     while time.monotonic() < end:
         now = live_holder(path)

@@ -234,6 +234,8 @@ def _current(view: dict, roots) -> bool:
     """Whether the view matches the files and settings as they are now. Folders that did not
     change since the last scan kept beside the database are not listed again (each file is
     still stat'ed): at 10,000 lessons that is ~15 ms of the check."""
+    if "whole" not in view:  # built before `recall.whole_tokens`, under another gate
+        return False
     name = view.get("kept_scan")
     kept = None
     if isinstance(name, str) and name and os.path.basename(name) == name:

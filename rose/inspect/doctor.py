@@ -51,7 +51,7 @@ def _backends(configured: str) -> list[dict[str, str]]:
                 "warn",
                 f"{configured} is configured but unavailable (`{configured}` not on PATH): "
                 "lessons are still stored and served, but none is judged, so a store larger "
-                f"than recall.max_pack_tokens is cut to its best-ranked apexes; {fix}",
+                f"than recall.whole_tokens is cut to its best-ranked apexes; {fix}",
             )
         )
     return out

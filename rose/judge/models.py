@@ -196,10 +196,11 @@ class CounterfactualContext(_Context):
 
 
 class MergeContext(_Context):
-    """`budget_tokens`: the most the parent's body may cost, fewer than its children's
-    together; `evidence`: the children's sentences observed doing work; `preserve`: what
-    replay found missing from an earlier attempt at this merge; `keep_claims`: the children
-    whose claims may not be left out yet (`compress.claims_after`)."""
+    """`budget_tokens`: the most the parent's body may cost, so that it costs less than its
+    children as served (`merge.budget`); `evidence`: the children's sentences observed
+    doing work; `preserve`: what replay found missing from an earlier attempt at this
+    merge; `keep_claims`: the children whose claims may not be left out yet
+    (`compress.claims_after`)."""
 
     lessons: list[Lesson] = Field(min_length=2)
     budget_tokens: int = Field(gt=0)

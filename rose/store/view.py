@@ -244,8 +244,9 @@ def patched(
 def build(g: Graph, config: Any, want: dict) -> dict:
     """The view for the graph as it is now; `want` is what it is built from (`stamps`).
 
-    Lessons are rendered into it only when the apexes may fit the budget: past it the
-    hook needs the model anyway, and a large store must not rewrite megabytes per save.
+    Lessons are rendered into it only when the apexes may fit what is served whole
+    (`whole_limit`): past it the hook needs the model anyway, and a large store must not
+    rewrite megabytes per save.
     """
     head, tail = render("inject/head"), render("inject/tail")
     frame = tokens.count(head) + tokens.count(tail)

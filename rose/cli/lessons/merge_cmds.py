@@ -54,7 +54,7 @@ def merge(
             eps = f"{r.episodes} episode{'s' if r.episodes != 1 else ''}"
             typer.echo(f"{' + '.join(r.members)}  ({uses}, {eps})  {verdict}")
         if not rows:
-            typer.echo("no lessons have been used together on work that succeeded")
+            typer.echo("no lessons have been served together on work that succeeded")
         return
     attempts = stage.merge_due(store, judge=for_store(store), limit=limit, dry_run=dry_run)
     print_attempts(

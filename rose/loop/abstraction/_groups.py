@@ -34,7 +34,8 @@ Uses = dict[str, dict[str, set[str]]]
 
 @dataclass(frozen=True)
 class Group:
-    """Apexes (sorted ids) of one scope and the successful episodes that used all of them."""
+    """Apexes (sorted ids) of one scope and the successful episodes that count for them
+    together (used all of them; by serving, served all and used one)."""
 
     members: tuple[str, ...]
     scope: str

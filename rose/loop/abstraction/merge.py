@@ -64,7 +64,7 @@ from rose.loop.abstraction import _groups, _lock, _sample, demote
 from rose.loop.abstraction import replay as _replay
 from rose.loop.abstraction.compress import UNDER_REPORTED, claims_dropped, keeps_claims
 from rose.models import Claim, Node, farthest
-from rose.store.facade import Store
+from rose.store.facade import Row, Store
 
 Result = Literal["accepted", "rejected", "failed", "dry-run"]
 
@@ -125,6 +125,15 @@ def _hints(store: Store, key: str) -> list[str]:
     return out
 
 
+def _kin(row: Row, within: str) -> str:
+    """The key an apex groups under: its scope, and its family with `merge.within: family`.
+    Lessons filed under no subject (`general`) share no family: each is its own."""
+    if within != "family":
+        return str(row["scope"])
+    family = row["family"] if row["family"] != "general" else f"general:{row['apex']}"
+    return f"{row['scope']}/{family}"
+
+
 def candidates(store: Store) -> list[Candidate]:
     """Every group of apexes at `merge.min_co_uses`, with whether it is due and, if not,
     why; then the pairs used together less often (at most `NEAR`), none of them due."""
@@ -136,10 +145,7 @@ def candidates(store: Store) -> list[Candidate]:
         served = _groups.served_usage(g.q("apex_served")) if cfg.together == "served" else None
         if cfg.within == "family" or served is not None:
             kin = g.q("apex_families")
-            scope = {
-                r["apex"]: (f"{r['scope']}/{r['family']}" if cfg.within == "family" else r["scope"])
-                for r in kin
-            }
+            scope = {r["apex"]: _kin(r, cfg.within) for r in kin}
         found = _groups.groups(
             uses,
             scope,
@@ -179,7 +185,8 @@ def candidates(store: Store) -> list[Candidate]:
                 bare = []
             if grp.co_uses < cfg.min_co_uses:
                 row.reason = (
-                    f"used together on {grp.co_uses} successful episode"
+                    f"{'served' if cfg.together == 'served' else 'used'} together on"
+                    f" {grp.co_uses} successful episode"
                     f"{'s' if grp.co_uses != 1 else ''} of the {cfg.min_co_uses} needed"
                     " (merge.min_co_uses)"
                 )

@@ -110,8 +110,8 @@ def needed(store: Store, apexes: list[Row]) -> bool:
 def refresh(store: Store, judge: Judge, *, limit: int | None = None) -> int:
     """Write the gist of every family whose apexes changed since its gist was written (or
     that has none), at most `limit`; returns how many were asked. Nothing when the apexes
-    fit one round trip (no family line is offered then), nor when the budget holds the whole
-    store (recall serves it unfiltered and asks no question at all)."""
+    fit one round trip (no family line is offered then), nor when the store is served whole
+    (`recall.whole_tokens`: recall serves it unfiltered and asks no question at all)."""
     if store.view().get("fits"):
         return 0
     apexes, family_rows = store.reads(("apexes", {"scope": ""}), ("families", {}))

@@ -10,8 +10,8 @@ proposed it (`routing.propose_after`, 2 by default): one session's mistake may b
 same mistake on the same kind of task twice is a pattern. Rules are files under
 `.rose/routing/`, never lessons: recall's own mechanism never retrieves them, and they are
 given, whole, to every selection question of the relevance walk (`rose.loop.selection.recall`),
-capped by `routing.max_tokens`. When the store fits the budget there is no selection, so
-rules cost nothing.
+capped by `routing.max_tokens`. When the store is served whole (`recall.whole_tokens`) there
+is no selection, so rules cost nothing.
 
 Each rule's record is counted from the episodes whose selection was given it (the prompt
 hook logs the rule ids with the unit; absorption writes them into the episode): the
